@@ -1,0 +1,32 @@
+"""Opt-in automatic continuation when a reply is cut at the output-token limit (finish_reason "length")."""
+
+from __future__ import annotations
+
+from ..context import PluginContext
+from ..messages import user_message
+from ..plugin import Plugin
+
+AUTO_CONTINUE_TEXT = (
+    "Your previous reply was cut off at the output-token limit. Continue exactly where it stopped; "
+    "do not repeat what is already written."
+)
+
+
+class LengthPlugin(Plugin):
+    """``auto_continue=False`` by default: the turn then ends ``max-tokens`` and the user may click Continue."""
+
+    name = "length"
+
+    def __init__(self, *, auto_continue: bool = False, max_continuations: int = 3) -> None:
+        self.auto_continue = auto_continue
+        self.max_continuations = max_continuations
+
+    async def on_after_request(self, ctx: PluginContext) -> None:
+        if not self.auto_continue or ctx.finish_reason != "length":
+            return
+        done = int(ctx.custom_context.get("length_continuations", 0))
+        if done >= self.max_continuations:
+            return
+        ctx.custom_context["length_continuations"] = done + 1
+        ctx.append_message(user_message(AUTO_CONTINUE_TEXT, hidden=True, continuation="length"))
+        ctx.request_next()

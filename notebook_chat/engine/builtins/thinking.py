@@ -1,0 +1,38 @@
+"""Marks an assistant message as thinking while its reasoning streams, open until the answer starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import PluginContext
+from ..plugin import Plugin
+
+
+class ThinkingPlugin(Plugin):
+    name = "thinking"
+
+    def on_completion_chunk(self, ctx: PluginContext, chunk: dict[str, Any]) -> None:
+        choices = chunk.get("choices") or ()
+        if not choices:
+            return
+        delta = choices[0].get("delta") or {}
+        message = ctx.streaming_message
+        if message is None:
+            return
+        state = message.setdefault("state", {})
+        if delta.get("reasoning_content") or delta.get("reasoning"):
+            if not state.get("thinking"):
+                state["thinking"] = True
+                state["thinking_open"] = True
+                ctx.notify()
+        elif state.get("thinking") and (delta.get("content") or delta.get("tool_calls")):
+            state["thinking"] = False
+            state["thinking_open"] = False
+            ctx.notify()
+
+    async def on_after_request(self, ctx: PluginContext) -> None:
+        message = ctx.assistant_message
+        if message is not None and (message.get("state") or {}).get("thinking"):
+            message["state"]["thinking"] = False
+            message["state"]["thinking_open"] = False
+            ctx.notify()

@@ -1,0 +1,76 @@
+"""The plugin protocol: hooks on a fixed grid, each a no-op by default.
+
+Order and concurrency are part of the contract:
+
+- ``on_init(ctx)``           sync, at construction; may only use the context's setters (restore state). Returning a
+                             value (or an awaitable) is an error.
+- ``on_turn_start(ctx)``     serial, once per new turn (not on resume).
+- ``on_before_request(ctx)`` serial, before every provider request; ``ctx.body`` is the request to edit.
+- ``on_completion_chunk(ctx, chunk)`` sync, in order, per streamed chunk (keep it O(1): use ``chunk``).
+- ``on_after_request(ctx)``  concurrent (all plugins at once), after each complete reply.
+- ``on_turn_pause`` / ``on_turn_resume`` / ``on_turn_abort`` / ``on_turn_end``  serial.
+- ``on_error(ctx, error)``   serial; the original error is still raised to the caller.
+- ``on_finally(ctx)``        sync, after every turn ends (completed, aborted or failed) and after a pause.
+
+Serial hooks run by ``priority`` (higher first), then registration order. Commands come from ``commands()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .commands import CommandHandler
+    from .context import PluginContext
+
+HOOKS: tuple[str, ...] = (
+    "on_init", "on_turn_start", "on_before_request", "on_completion_chunk", "on_after_request", "on_turn_pause",
+    "on_turn_resume", "on_turn_abort", "on_turn_end", "on_error", "on_finally",
+)
+
+
+class Plugin:
+    name: str = "plugin"
+    priority: int = 0
+
+    def commands(self) -> Mapping[str, CommandHandler]:
+        return {}
+
+    def on_init(self, ctx: PluginContext) -> None:
+        return None
+
+    async def on_turn_start(self, ctx: PluginContext) -> None:
+        return None
+
+    async def on_before_request(self, ctx: PluginContext) -> None:
+        return None
+
+    def on_completion_chunk(self, ctx: PluginContext, chunk: dict[str, Any]) -> None:
+        return None
+
+    async def on_after_request(self, ctx: PluginContext) -> None:
+        return None
+
+    async def on_turn_pause(self, ctx: PluginContext) -> None:
+        return None
+
+    async def on_turn_resume(self, ctx: PluginContext) -> None:
+        return None
+
+    async def on_turn_abort(self, ctx: PluginContext) -> None:
+        return None
+
+    async def on_turn_end(self, ctx: PluginContext) -> None:
+        return None
+
+    async def on_error(self, ctx: PluginContext, error: BaseException) -> None:
+        return None
+
+    def on_finally(self, ctx: PluginContext) -> None:
+        return None
+
+
+def overrides(plugin: Plugin, hook: str) -> bool:
+    """True when the plugin implements ``hook`` itself (the engine skips no-op defaults on hot paths)."""
+    return getattr(type(plugin), hook) is not getattr(Plugin, hook)

@@ -1,0 +1,54 @@
+"""The engine's observable state and the events subscribers receive."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .messages import Message
+
+RequestState = Literal["idle", "processing", "paused", "completed", "aborted", "error"]
+"""Turn-level state. ``processing_state`` refines ``processing``: requesting | completing | calling-tools | pausing."""
+
+EndReason = Literal["completed", "aborted", "error", "max-tokens", "interrupted", "blocked"]
+
+
+@dataclass
+class EngineState:
+    request_state: RequestState = "idle"
+    processing_state: str | None = None
+    messages: list[Message] = field(default_factory=list)
+    turn_id: str | None = None
+    error: str | None = None
+    notice: str | None = None
+    """A sentence for the user that is not an error, e.g. why a stored paused turn was not restored."""
+
+    @property
+    def is_processing(self) -> bool:
+        return self.request_state == "processing"
+
+    @property
+    def is_paused(self) -> bool:
+        return self.request_state == "paused"
+
+    @property
+    def can_start_turn(self) -> bool:
+        return self.request_state not in ("processing", "paused")
+
+
+@dataclass(frozen=True)
+class EngineEvent:
+    """``state``: anything changed (state, message list). ``message``: one message grew while streaming.
+
+    For ``message`` events ``field`` names what grew (``content``, ``reasoning_content`` or
+    ``args:<tool_call_id>``) and ``text`` is the appended text, so listeners never need the whole message.
+    """
+
+    kind: Literal["state", "message"]
+    message_id: str | None = None
+    field: str | None = None
+    text: str = ""
+
+
+def turn_entry(turn_id: str, started_at: str) -> dict[str, Any]:
+    return {"id": turn_id, "started_at": started_at, "ended_at": None, "end_reason": None, "detail": None}
