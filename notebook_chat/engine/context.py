@@ -74,6 +74,10 @@ class PluginContext:
         """The stored paused-turn snapshot handed to the engine at construction (untrusted until checked)."""
         return self._engine.restored_paused_turn
 
+    def state_plugins(self) -> list[Plugin]:
+        """Every plugin of the engine, in hook order."""
+        return self._engine.plugins
+
     def plugin_named(self, name: str) -> Plugin | None:
         return self._engine.plugin(name)
 
@@ -96,6 +100,11 @@ class PluginContext:
 
     def set_processing_state(self, processing_state: str) -> None:
         self._engine.set_processing_state(processing_state)
+
+    @property
+    def can_resume(self) -> bool:
+        """True while a decision may resume the turn: it is paused, or a resume is already running."""
+        return self._engine.can_resume
 
     async def resume_with(self, work: Callable[[], Awaitable[None]]) -> bool:
         """Run ``work`` inside the paused turn (resume hooks first); False when there is no paused turn."""

@@ -17,7 +17,7 @@ from .errors import EngineWarning, PluginError, ProviderError, TurnBlocked
 from .messages import Message, new_id, user_message
 from .plugin import Plugin, overrides
 from .provider import CancelHandle, Provider
-from .state import EngineEvent, EngineState, EndReason, turn_entry
+from .state import EndReason, EngineEvent, EngineState, turn_entry
 from .stream_merge import StreamAccumulator
 
 Subscriber = Callable[[EngineEvent], None]
@@ -86,7 +86,7 @@ class MessageEngine:
         return sorted(chosen, key=lambda p: -p.priority)  # stable: registration order within a priority
 
     def _run_init(self, plugin: Plugin) -> None:
-        result = plugin.on_init(self._contexts[id(plugin)])
+        result: object = plugin.on_init(self._contexts[id(plugin)])  # type: ignore[func-returns-value]
         if result is not None:
             if inspect.iscoroutine(result):
                 result.close()
@@ -240,6 +240,10 @@ class MessageEngine:
         if not self.turns or self.turns[-1].get("id") != turn_id:
             self.turns.append(turn_entry(turn_id, utc_now()))
         self.notify()
+
+    @property
+    def can_resume(self) -> bool:
+        return self.state.is_paused or (self.state.is_processing and self._resuming)
 
     async def resume_with(self, work: Callable[[], Awaitable[None]]) -> bool:
         if self.state.is_processing and self._resuming:

@@ -14,7 +14,7 @@ from typing import Any, Protocol, Union
 
 ChatCompletion = dict[str, Any]
 ChatCompletionChunk = dict[str, Any]
-ProviderResult = Union[ChatCompletion, AsyncIterator[ChatCompletionChunk]]
+ProviderResult = Union[ChatCompletion, AsyncIterator[ChatCompletionChunk]]  # noqa: UP007 (a runtime alias on 3.10)
 
 
 class CancelHandle:

@@ -20,7 +20,7 @@ def sanitize(messages: Iterable[Message], fields: tuple[str, ...] | None,
     for message in messages:
         items = message.items() if fields is None else ((k, v) for k, v in message.items() if k in fields)
         stripped.append({k: v for k, v in items if k not in drop})
-    return prepare_for_request(stripped, exclude=ALWAYS_EXCLUDED)  # type: ignore[arg-type]
+    return prepare_for_request(stripped, exclude=ALWAYS_EXCLUDED)
 
 
 def for_saving(messages: Iterable[Message]) -> list[Message]:

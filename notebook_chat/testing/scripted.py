@@ -26,7 +26,8 @@ class ScriptedReply:
 
 
 def _chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-    return {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+    choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
+    return {"object": "chat.completion.chunk", "choices": [choice]}
 
 
 def split(text: str, parts: int) -> list[str]:

@@ -45,7 +45,7 @@ def test_on_init_returning_a_value_is_an_error() -> None:
         def on_init(self, ctx: PluginContext) -> Any:
             return 42
 
-    with pytest.raises(PluginError, match="returns.on_init must return None"):
+    with pytest.raises(PluginError, match=r"returns\.on_init must return None"):
         MessageEngine(ScriptedProvider(), plugins=[Returns()])
 
 
@@ -56,7 +56,7 @@ def test_on_init_returning_an_awaitable_is_an_error() -> None:
         async def on_init(self, ctx: PluginContext) -> None:  # type: ignore[override]
             return None
 
-    with pytest.raises(PluginError, match="async_init.on_init must return None"):
+    with pytest.raises(PluginError, match=r"async_init\.on_init must return None"):
         MessageEngine(ScriptedProvider(), plugins=[AsyncInit()])
 
 
