@@ -1,0 +1,54 @@
+"""The container of one notebook's or file's conversations: `{"version": 1, "conversations": {key: record}}`.
+
+The same shape as `metadata["notebook_chat"]`; FileStore and the notebook-metadata store share it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from notebook_chat.persistence.checks import MAX_ID_CHARS
+from notebook_chat.persistence.errors import StoreError
+
+CONTAINER_VERSION = 1
+
+
+def check_key(key: Any) -> str:
+    """Keys are non-empty strings of at most 200 characters (`ValueError` otherwise: a programmer error)."""
+    if not isinstance(key, str) or not key or len(key) > MAX_ID_CHARS:
+        raise ValueError(
+            f"a conversation key must be a non-empty string of at most {MAX_ID_CHARS} characters, "
+            f"got {key!r:.80}"
+        )
+    return key
+
+
+def parse_container(data: Any, source: str) -> dict[str, Any]:
+    """The conversations of a container, or `StoreError` saying why `source` can't be read (nothing changes).
+
+    Entries are returned as they are; each is validated when loaded (`record_from_dict`)."""
+    if not isinstance(data, dict):
+        raise StoreError(f"{source} does not hold a notebook_chat object (found {type(data).__name__})")
+    version = data.get("version")
+    if type(version) is not int:
+        raise StoreError(f"{source} has no valid version number (found {version!r:.40})")
+    if version != CONTAINER_VERSION:
+        raise StoreError(
+            f"{source} was written by a newer notebook_chat (version {version}); this one reads "
+            f"version {CONTAINER_VERSION}. It is left untouched."
+        )
+    conversations = data.get("conversations")
+    if not isinstance(conversations, dict):
+        raise StoreError(f"{source} has no 'conversations' object")
+    for key, entry in conversations.items():
+        if not key or len(key) > MAX_ID_CHARS:
+            raise StoreError(
+                f"{source} holds a conversation key of {len(key)} characters (1..{MAX_ID_CHARS})"
+            )
+        if not isinstance(entry, dict):
+            raise StoreError(f"{source}: conversation {key!r:.80} is a {type(entry).__name__}, not an object")
+    return conversations
+
+
+def build_container(conversations: dict[str, Any]) -> dict[str, Any]:
+    return {"version": CONTAINER_VERSION, "conversations": conversations}

@@ -1,0 +1,122 @@
+"""FileStore: all conversations in one JSON file, written atomically and byte-stable.
+
+The file is `{"version": 1, "conversations": {key: record}}` in canonical JSON (sorted keys, no spaces) plus a
+newline. Every write goes to a temporary file in the same directory, is fsynced, then replaces the file with
+`os.replace`, so a crash leaves either the old or the new file, never half of one.
+
+A file that can't be read — not UTF-8, not JSON, NaN or duplicate keys, the wrong shape, a newer version — is
+never overwritten: `load`, `keys`, `save`, `delete` and `prune` all raise `StoreError` with the reason and
+leave the file byte-identical. Move it aside (or use another path) to start afresh. One process writes a
+file at a time; writes within a process are serialized by a lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import threading
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from notebook_chat.persistence.container import build_container, check_key, parse_container
+from notebook_chat.persistence.errors import StoreError
+from notebook_chat.persistence.jsonsafe import dumps_canonical, loads_strict
+from notebook_chat.persistence.prune import prune
+from notebook_chat.persistence.stores import checked_copy
+
+MAX_FILE_BYTES = 200_000_000
+
+
+class FileStore:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"FileStore({str(self.path)!r})"
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        check_key(key)
+        with self._lock:
+            entry: dict[str, Any] | None = self._read().get(key)
+            return entry
+
+    def save(self, key: str, record: dict[str, Any]) -> None:
+        copy = checked_copy(key, record)
+        with self._lock:
+            conversations = self._read()
+            conversations[key] = copy
+            self._write(conversations)
+
+    def delete(self, key: str) -> None:
+        check_key(key)
+        with self._lock:
+            conversations = self._read()
+            if conversations.pop(key, None) is not None:
+                self._write(conversations)
+
+    def keys(self) -> list[str]:
+        with self._lock:
+            return sorted(self._read())
+
+    def prune(
+        self, *, max_age: timedelta | None = None, keep: int | None = None, now: datetime | None = None
+    ) -> list[str]:
+        """See `notebook_chat.persistence.prune`; the whole prune is one locked read-modify-write sequence."""
+        with self._lock:
+            return prune(self, max_age=max_age, keep=keep, now=now)
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            size = self.path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise StoreError(
+                    f"{self.path} is {size} bytes, more than the {MAX_FILE_BYTES} a FileStore reads; "
+                    "it is left untouched"
+                )
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as error:
+            raise StoreError(f"{self.path} can't be read: {error}") from error
+        if not raw.strip():
+            return {}
+        try:
+            data = loads_strict(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as error:
+            raise StoreError(f"{self.path} is not valid JSON ({error}); it is left untouched") from error
+        return parse_container(data, str(self.path))
+
+    def _write(self, conversations: dict[str, Any]) -> None:
+        text = dumps_canonical(build_container(conversations)) + "\n"
+        atomic_write(self.path, text.encode("utf-8"))
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a fsynced temporary file in the same directory and `os.replace`."""
+    directory = path.parent
+    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: Path) -> None:
+    if not hasattr(os, "O_DIRECTORY"):
+        return  # Windows: os.replace is already atomic there, directories can't be fsynced
+    with contextlib.suppress(OSError):
+        descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)

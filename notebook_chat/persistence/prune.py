@@ -1,0 +1,53 @@
+"""Remove stale entries from a store: older than `max_age`, or beyond the `keep` newest."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any, Protocol
+
+from notebook_chat.persistence.checks import parse_utc
+
+
+class _Store(Protocol):
+    def load(self, key: str) -> dict[str, Any] | None: ...
+
+    def delete(self, key: str) -> None: ...
+
+    def keys(self) -> list[str]: ...
+
+
+def entry_time(entry: Any) -> datetime | None:
+    """When an entry was last written: a record's `updated_at` or a snapshot's `paused_at`, else None."""
+    if not isinstance(entry, dict):
+        return None
+    for name in ("updated_at", "paused_at"):
+        text = entry.get(name)
+        if isinstance(text, str):
+            try:
+                return parse_utc(text)
+            except ValueError:
+                return None
+    return None
+
+
+def prune(
+    store: _Store, *, max_age: timedelta | None = None, keep: int | None = None, now: datetime | None = None
+) -> list[str]:
+    """Delete entries older than `max_age` and all but the `keep` newest; return the deleted keys, sorted.
+
+    An entry without a readable time is never deleted (nothing that can't be read is lost)."""
+    if keep is not None and keep < 0:
+        raise ValueError(f"keep must be 0 or more, got {keep}")
+    moment = now or datetime.now(timezone.utc)
+    dated: list[tuple[datetime, str]] = []
+    for key in list(store.keys()):
+        when = entry_time(store.load(key))
+        if when is not None:
+            dated.append((when, key))
+    dated.sort(reverse=True)
+    doomed = {key for when, key in dated if max_age is not None and moment - when > max_age}
+    if keep is not None:
+        doomed.update(key for _, key in dated[keep:])
+    for key in sorted(doomed):
+        store.delete(key)
+    return sorted(doomed)
