@@ -1,0 +1,394 @@
+"""ToolPlugin: runs the model's tool calls, pausing the ones a human must approve.
+
+Approval is data, not a blocked call: a call that needs approval gets status ``awaiting-approval`` in its assistant
+message's ``state["tool_calls"]`` and the turn pauses once the other calls of the batch finished. ``tool.resume`` and
+``tool.reject`` decide one call each; the first decision wins, and the turn continues once nothing awaits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+from ..engine import Message, Plugin, PluginContext, PluginError, ToolCall
+from ..engine.history import OUTCOME_UNKNOWN
+from ..engine.messages import tool_result_message
+from ..persistence import (
+    PausedTurnSnapshot,
+    SnapshotError,
+    SnapshotStore,
+    StoreError,
+    capture_snapshot,
+    check_restorable,
+)
+from .tool_definition import Tool, ToolResult, as_tool
+
+TOOL_RESUME = "tool.resume"
+TOOL_REJECT = "tool.reject"
+
+AWAITING = "awaiting-approval"
+DENIED_BY_USER = "Denied by the user."
+CANCELLED_BY_USER = "Cancelled by the user: the turn was stopped before this call was approved."
+
+ShouldPause = Callable[[ToolCall, PluginContext], "bool | Awaitable[bool]"]
+
+
+class ToolError(PluginError):
+    """Tools are misconfigured (duplicate names, tool calls where none are allowed)."""
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class ToolPlugin(Plugin):
+    name = "tools"
+    priority = 10
+
+    def __init__(
+        self,
+        tools: Iterable[Tool | Callable[..., Any]] = (),
+        *,
+        should_pause: ShouldPause | None = None,
+        max_tool_rounds: int | None = None,
+        on_limit_exceeded: Callable[[PluginContext], Any] | None = None,
+        before_call_tools: Callable[[list[ToolCall], PluginContext], Any] | None = None,
+        on_tool_call_start: Callable[[ToolCall, PluginContext], Any] | None = None,
+        on_tool_call_end: Callable[[ToolCall, ToolResult, PluginContext], Any] | None = None,
+        auto_fill_missing_tool_messages: bool = False,
+        snapshot_store: SnapshotStore | None = None,
+        snapshot_key: str = "default",
+    ) -> None:
+        self._tools: dict[str, Tool] = {}
+        for item in tools:
+            self.add_tool(item)
+        self.should_pause = should_pause
+        self.max_tool_rounds = max_tool_rounds
+        self.on_limit_exceeded = on_limit_exceeded
+        self.before_call_tools = before_call_tools
+        self.on_tool_call_start = on_tool_call_start
+        self.on_tool_call_end = on_tool_call_end
+        self.auto_fill_missing_tool_messages = auto_fill_missing_tool_messages
+        self.snapshot_store = snapshot_store
+        self.snapshot_key = snapshot_key
+        self.restore_refused: str | None = None
+        self._ctx: PluginContext | None = None
+
+    # -- tools ------------------------------------------------------------------------------------------------
+    def add_tool(self, item: Tool | Callable[..., Any]) -> Tool:
+        """Registers a tool at runtime (it carries its own handler)."""
+        tool = as_tool(item)
+        if tool.name in self._tools:
+            raise ToolError(f"two tools are named {tool.name!r}")
+        self._tools[tool.name] = tool
+        return tool
+
+    def remove_tool(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def resolve_tools(self, ctx: PluginContext) -> dict[str, Tool]:
+        """Own tools plus those of plugins that have ``provide_tools(ctx)``; duplicate names are an error."""
+        resolved = dict(self._tools)
+        for plugin in ctx.state_plugins():
+            provide = getattr(plugin, "provide_tools", None)
+            if plugin is self or provide is None:
+                continue
+            for item in provide(ctx) or ():
+                tool = as_tool(item)
+                if tool.name in resolved:
+                    raise ToolError(f"two tools are named {tool.name!r} (one from plugin {plugin.name!r})")
+                resolved[tool.name] = tool
+        return resolved
+
+    def commands(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]]:
+        return {TOOL_RESUME: self._resume, TOOL_REJECT: self._reject}
+
+    # -- hooks ----------------------------------------------------------------------------------------------------
+    def on_init(self, ctx: PluginContext) -> None:
+        self._ctx = ctx
+        data = ctx.restored_paused_turn
+        if data is None and self.snapshot_store is not None:
+            try:
+                data = self.snapshot_store.load(self.snapshot_key)
+            except StoreError as error:
+                self._refuse(ctx, f"the stored paused turn can't be read: {error}")
+                return
+        if data is not None:
+            self._restore(ctx, data)
+
+    async def on_turn_start(self, ctx: PluginContext) -> None:
+        ctx.custom_context["tool_round_count"] = 0
+        ctx.custom_context.pop("tool_closing", None)
+
+    async def on_before_request(self, ctx: PluginContext) -> None:
+        if self.auto_fill_missing_tool_messages:
+            self._fill_missing_results(ctx)
+        if ctx.custom_context.get("tool_closing"):
+            ctx.body.pop("tools", None)
+            ctx.body["tool_choice"] = "none"
+            return
+        tools = self.resolve_tools(ctx)
+        if tools:
+            ctx.body["tools"] = [tool.schema() for tool in tools.values()]
+
+    async def on_after_request(self, ctx: PluginContext) -> None:
+        message = ctx.assistant_message
+        calls = list((message or {}).get("tool_calls") or [])
+        if message is None or not calls:
+            return
+        if ctx.custom_context.get("tool_closing"):
+            raise ToolError("the model called tools in the closing request, where tools are not allowed")
+        rounds = int(ctx.custom_context.get("tool_round_count", 0)) + 1
+        ctx.custom_context["tool_round_count"] = rounds
+        entries = message.setdefault("state", {}).setdefault("tool_calls", {})
+        if self.max_tool_rounds is not None and rounds > self.max_tool_rounds:
+            await self._close_rounds(ctx, message, calls, entries)
+            return
+        tools = self.resolve_tools(ctx)
+        if self.before_call_tools is not None:
+            await _maybe_await(self.before_call_tools(calls, ctx))
+        to_run: list[tuple[ToolCall, Tool | None]] = []
+        for call in calls:
+            tool = tools.get(call["function"]["name"])
+            if tool is not None and await self._needs_approval(tool, call, ctx):
+                entries[call["id"]] = {"status": AWAITING}
+            else:
+                entries[call["id"]] = {"status": "running"}
+                to_run.append((call, tool))
+        ctx.set_processing_state("calling-tools")
+        ctx.notify()
+        await asyncio.gather(*(self._execute(ctx, message, call, tool) for call, tool in to_run))
+        self._settle(ctx, message)
+
+    async def on_turn_pause(self, ctx: PluginContext) -> None:
+        if self.snapshot_store is not None:
+            snapshot = self.export_paused_turn(ctx)
+            if snapshot is not None:
+                self.snapshot_store.save(self.snapshot_key, snapshot)
+
+    async def on_turn_resume(self, ctx: PluginContext) -> None:
+        self._clear_snapshot()
+
+    async def on_turn_abort(self, ctx: PluginContext) -> None:
+        message = self._paused_message(ctx)
+        if message is not None:
+            for call_id, entry in message["state"]["tool_calls"].items():
+                if entry.get("status") == AWAITING:
+                    entry["status"] = "denied"
+                    entry["reason"] = "cancelled by user"
+                    self._append_result(ctx, message, call_id, CANCELLED_BY_USER)
+            ctx.notify()
+        self._clear_snapshot()
+
+    async def on_turn_end(self, ctx: PluginContext) -> None:
+        self._clear_snapshot()
+
+    async def on_error(self, ctx: PluginContext, error: BaseException) -> None:
+        self._clear_snapshot()
+
+    # -- commands ---------------------------------------------------------------------------------------------
+    async def _resume(self, payload: dict[str, Any]) -> dict[str, Any]:
+        ctx = self._context()
+        call_id = payload.get("tool_call_id")
+        found = self._awaiting(ctx, call_id)
+        if found is None:
+            return {"status": "missing", "tool_call_id": call_id}
+        message, call = found
+        tool = self.resolve_tools(ctx).get(call["function"]["name"])  # may raise: the turn stays paused
+        if tool is None:
+            return {"status": "unavailable", "tool_call_id": call_id,
+                    "error": f"the tool {call['function']['name']!r} is not registered in this kernel, so the "
+                             "call can't run here; register it and try again, or deny the call"}
+        edited = payload.get("arguments")
+        if edited is not None:
+            problem = _arguments_problem(edited)
+            if problem:
+                return {"status": "invalid-arguments", "tool_call_id": call_id, "error": problem}
+        entry = message["state"]["tool_calls"][call_id]
+        entry["status"] = "running"
+        if edited is not None:
+            text = edited if isinstance(edited, str) else json.dumps(edited, ensure_ascii=False)
+            if text != call["function"]["arguments"]:
+                entry["original_arguments"] = call["function"]["arguments"]
+                entry["arguments_edited"] = text
+                call["function"]["arguments"] = text
+        ctx.notify()
+
+        async def work() -> None:
+            await self._execute(ctx, message, call, tool)
+            self._settle(ctx, message)
+
+        await ctx.resume_with(work)
+        return {"status": "resumed", "tool_call_id": call_id}
+
+    async def _reject(self, payload: dict[str, Any]) -> dict[str, Any]:
+        ctx = self._context()
+        call_id = payload.get("tool_call_id")
+        found = self._awaiting(ctx, call_id)
+        if found is None:
+            return {"status": "missing", "tool_call_id": call_id}
+        message, call = found
+        reason = payload.get("reason")
+        entry = message["state"]["tool_calls"][call["id"]]
+        entry["status"] = "denied"
+        text = DENIED_BY_USER
+        if isinstance(reason, str) and reason.strip():
+            entry["reason"] = reason.strip()
+            text = f"{DENIED_BY_USER} Reason: {reason.strip()}"
+        self._append_result(ctx, message, call["id"], text)
+        if self._awaiting_ids(message):
+            ctx.notify()
+            await self.on_turn_pause(ctx)  # still paused: keep the stored snapshot in step
+            return {"status": "denied", "tool_call_id": call_id}
+
+        async def work() -> None:
+            self._settle(ctx, message)
+
+        await ctx.resume_with(work)
+        return {"status": "denied", "tool_call_id": call_id}
+
+    # -- snapshots ----------------------------------------------------------------------------------------------
+    def export_paused_turn(self, ctx: PluginContext) -> dict[str, Any] | None:
+        message = self._paused_message(ctx)
+        if message is None or not self._awaiting_ids(message):
+            return None
+        snapshot = capture_snapshot(message, custom_context=ctx.custom_context,
+                                    tool_round_count=int(ctx.custom_context.get("tool_round_count", 0)))
+        return snapshot.to_dict()
+
+    def _restore(self, ctx: PluginContext, data: Mapping[str, Any]) -> None:
+        try:
+            snapshot = PausedTurnSnapshot.from_dict(data)
+        except SnapshotError as error:
+            self._refuse(ctx, f"the stored paused turn can't be read: {error}")
+            return
+        check = check_restorable(snapshot, ctx.messages)
+        if not check.ok:
+            self._refuse(ctx, f"the stored paused turn was not restored: {check.reason}")
+            return
+        context = dict(snapshot.custom_context)
+        context["tool_round_count"] = snapshot.tool_round_count
+        ctx.restore_paused_turn(snapshot.turn_id, context)
+
+    def _refuse(self, ctx: PluginContext, reason: str) -> None:
+        self.restore_refused = reason
+        ctx.set_notice(f"{reason}. Nothing was run; the messages are kept.")
+
+    def _clear_snapshot(self) -> None:
+        if self.snapshot_store is not None:
+            self.snapshot_store.delete(self.snapshot_key)
+
+    # -- running calls ----------------------------------------------------------------------------------------
+    async def _needs_approval(self, tool: Tool, call: ToolCall, ctx: PluginContext) -> bool:
+        if tool.approval:
+            return True
+        if self.should_pause is None:
+            return False
+        return bool(await _maybe_await(self.should_pause(call, ctx)))
+
+    async def _execute(self, ctx: PluginContext, message: Message, call: ToolCall, tool: Tool | None) -> None:
+        entry = message["state"]["tool_calls"][call["id"]]
+        entry["status"] = "running"
+        if self.on_tool_call_start is not None:
+            await _maybe_await(self.on_tool_call_start(call, ctx))
+        if tool is None:
+            result = ToolResult.failure(f"unknown tool {call['function']['name']!r}: no tool of that name exists")
+        else:
+            try:
+                result = await tool.invoke(call["function"]["arguments"])
+            except asyncio.CancelledError:
+                entry["status"] = "cancelled"
+                self._append_result(ctx, message, call["id"], OUTCOME_UNKNOWN)
+                raise
+        entry["status"] = "success" if result.ok else "failed"
+        if result.error:
+            entry["error"] = result.error
+        content = result.content
+        if entry.get("arguments_edited") is not None:
+            ran_with = call["function"]["arguments"]
+            content = f"[The user edited the arguments before approving; it ran with {ran_with}]\n{content}"
+        self._append_result(ctx, message, call["id"], content, display=result.display)
+        if self.on_tool_call_end is not None:
+            await _maybe_await(self.on_tool_call_end(call, result, ctx))
+
+    def _settle(self, ctx: PluginContext, message: Message) -> None:
+        """After a call finished: pause if calls await a human, continue when all are done."""
+        statuses = [entry.get("status") for entry in message["state"]["tool_calls"].values()]
+        if "running" in statuses:
+            return
+        if AWAITING in statuses:
+            ctx.pause()
+        else:
+            ctx.request_next()
+
+    async def _close_rounds(self, ctx: PluginContext, message: Message, calls: list[ToolCall],
+                            entries: dict[str, Any]) -> None:
+        limit = f"cancelled: the limit of {self.max_tool_rounds} tool rounds per turn was reached"
+        for call in calls:
+            entries[call["id"]] = {"status": "cancelled", "reason": "max_tool_rounds"}
+            self._append_result(ctx, message, call["id"], limit)
+        if self.on_limit_exceeded is not None:
+            await _maybe_await(self.on_limit_exceeded(ctx))
+        ctx.custom_context["tool_closing"] = True
+        ctx.request_next()
+
+    def _append_result(self, ctx: PluginContext, message: Message, call_id: str, content: str,
+                       display: dict[str, Any] | None = None) -> None:
+        name = next((c["function"]["name"] for c in message.get("tool_calls") or [] if c["id"] == call_id), None)
+        result = tool_result_message(call_id, content, tool_name=name)
+        result.setdefault("state", {})["turn_id"] = (message.get("state") or {}).get("turn_id")
+        if display:
+            result.setdefault("metadata", {})["display"] = display
+        ctx.append_message(result)
+
+    def _fill_missing_results(self, ctx: PluginContext) -> None:
+        answered = {m.get("tool_call_id") for m in ctx.messages if m.get("role") == "tool"}
+        for message in list(ctx.messages):
+            for call in message.get("tool_calls") or []:
+                status = ((message.get("state") or {}).get("tool_calls") or {}).get(call["id"], {}).get("status")
+                if call["id"] not in answered and status != AWAITING:
+                    self._append_result(ctx, message, call["id"], OUTCOME_UNKNOWN)
+
+    # -- lookups --------------------------------------------------------------------------------------------------
+    def _context(self) -> PluginContext:
+        if self._ctx is None:
+            raise PluginError("ToolPlugin is not attached to an engine")
+        return self._ctx
+
+    def _paused_message(self, ctx: PluginContext) -> Message | None:
+        for message in reversed(ctx.messages):
+            if message.get("role") != "assistant":
+                continue
+            state = message.get("state") or {}
+            if state.get("turn_id") == ctx.turn_id and state.get("tool_calls"):
+                found: Message = message
+                return found
+        return None
+
+    @staticmethod
+    def _awaiting_ids(message: Message) -> list[str]:
+        return [cid for cid, e in message["state"]["tool_calls"].items() if e.get("status") == AWAITING]
+
+    def _awaiting(self, ctx: PluginContext, call_id: Any) -> tuple[Message, ToolCall] | None:
+        if not isinstance(call_id, str) or not ctx.can_resume:
+            return None
+        message = self._paused_message(ctx)
+        if message is None or call_id not in self._awaiting_ids(message):
+            return None
+        call = next((c for c in message.get("tool_calls") or [] if c["id"] == call_id), None)
+        return (message, call) if call is not None else None
+
+
+def _arguments_problem(arguments: Any) -> str | None:
+    if isinstance(arguments, dict):
+        return None
+    if not isinstance(arguments, str):
+        return "arguments must be a JSON object (a string or a dict)"
+    try:
+        value = json.loads(arguments)
+    except ValueError as error:
+        return f"the edited arguments are not valid JSON: {error}"
+    return None if isinstance(value, dict) else "the edited arguments must be a JSON object"
