@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from . import history
 from . import request as request_builder
 from .builtins import default_plugins
 from .commands import CommandBus, CommandResult
@@ -67,9 +68,16 @@ class MessageEngine:
         self.commands = CommandBus()
         for plugin in self._plugins:
             self.commands.register(plugin.name, plugin.commands())
-        self._mark_interrupted_turn()
         for plugin in self._plugins:
             self._run_init(plugin)
+        if not self.state.is_paused:
+            self._settle_restored_history()
+
+    @classmethod
+    def from_record(cls, provider: Provider, record: Mapping[str, Any], **options: Any) -> MessageEngine:
+        """An engine holding a conversation record (``export_record()``'s shape), validated by the caller."""
+        return cls(provider, initial_messages=record.get("messages") or (), turns=record.get("turns") or (),
+                   paused_turn=record.get("paused_turn"), **options)
 
     # -- construction ----------------------------------------------------------------------------------------------
     @staticmethod
@@ -92,11 +100,27 @@ class MessageEngine:
                 result.close()
             raise PluginError(f"{plugin.name}.on_init must return None (it is synchronous, setters only)")
 
-    def _mark_interrupted_turn(self) -> None:
+    def _settle_restored_history(self) -> None:
+        """Nothing is running after construction: a turn left open was interrupted, and every unanswered tool call
+        gets a result saying its outcome is unknown (it may have run). No tool is ever run here."""
         if self.turns and self.turns[-1].get("end_reason") is None:
-            paused_id = (self.restored_paused_turn or {}).get("turn_id")
-            if self.turns[-1].get("id") != paused_id:
-                self.turns[-1].update(ended_at=utc_now(), end_reason="interrupted", detail=None)
+            self.turns[-1].update(ended_at=utc_now(), end_reason="interrupted", detail=None)
+        if not any(m.get("tool_calls") for m in self.state.messages):
+            return
+        repaired = history.repair(self.state.messages)
+        for message in repaired:
+            if (message.get("metadata") or {}).get("synthetic"):
+                self._mark_call_cancelled(repaired, message.get("tool_call_id"))
+        self.state.messages = repaired
+
+    @staticmethod
+    def _mark_call_cancelled(messages: list[Message], call_id: str | None) -> None:
+        for message in messages:
+            if any(call.get("id") == call_id for call in message.get("tool_calls") or ()):
+                entries = message.setdefault("state", {}).setdefault("tool_calls", {})
+                entry = entries.setdefault(str(call_id), {})
+                entry["status"] = "cancelled"
+                entry["reason"] = "interrupted"
 
     # -- reading ---------------------------------------------------------------------------------------------------
     @property

@@ -122,7 +122,11 @@ async def test_restore_is_refused_when_no_message_has_the_snapshots_turn_id(tmp_
     ledger = Ledger()
     engine = fresh_engine(tmp_path, ledger, messages, ScriptedProvider())
     refused(engine, ledger, "no assistant message of turn")
-    assert engine.messages == messages
+    kept = engine.messages[:len(messages)]
+    assert [(m["id"], m.get("content")) for m in kept] == [(m["id"], m.get("content")) for m in messages]
+    unanswered = engine.messages[len(messages):]
+    assert [(m["tool_call_id"], m["content"]) for m in unanswered] == [("c_delete", "cancelled — outcome unknown")]
+    assert statuses(engine)["c_delete"] == "cancelled"
 
 
 async def test_restore_is_refused_when_the_awaiting_set_differs(tmp_path: Path) -> None:
