@@ -1,0 +1,112 @@
+"""OpenAIChat: a Chat Completions provider (OpenAI or any compatible server) via ``openai.AsyncOpenAI``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import openai
+
+from ..engine.errors import ProviderError
+from ..engine.messages import ENGINE_ONLY_FIELDS
+from ..engine.provider import CancelHandle
+from . import openai_stream
+from .openai_errors import INCOMPLETE_MESSAGE, to_provider_error
+
+
+def provider_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages without engine-only fields (``id``, ``state``, ``metadata``, ...)."""
+    return [{key: value for key, value in m.items() if key not in ENGINE_ONLY_FIELDS} for m in messages]
+
+
+class OpenAIChat:
+    """Streams Chat Completions as plain-dict chunks.
+
+    ``OpenAIChat("gpt-4o-mini", temperature=0)``: extra keyword arguments go into every request body. The
+    API key and base URL come from ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` when not given; the key lives
+    only in the client. ``max_retries`` / ``timeout`` configure a client built here (ignored when ``client``
+    is passed).
+
+    Calling it returns an async iterator of chunks (``chunk.model_dump(exclude_none=True)``; an extra
+    ``reasoning_content`` stays in the delta; a tool-call fragment without ``index`` is passed through as
+    is). Failures raise :class:`ProviderError` (see :mod:`.openai_errors`), after the chunks that did
+    arrive; a stream that ends with no finish reason raises kind ``incomplete``.
+
+    Cancel: when ``cancel`` fires, the read in progress is abandoned and the stream is closed (the HTTP
+    connection closes); the iterator then **ends normally** — it raises neither ``CancelledError`` nor
+    ``incomplete``.
+    """
+
+    api_name = "OpenAI"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: openai.AsyncOpenAI | None = None,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+        **request_options: Any,
+    ) -> None:
+        self.model = model
+        self.request_options = request_options
+        self.client = openai_stream.make_client(
+            client, base_url=base_url, api_key=api_key, max_retries=max_retries, timeout=timeout
+        )
+
+    @property
+    def server(self) -> str:
+        return openai_stream.server_label(self.client)
+
+    @property
+    def label(self) -> str:
+        """``"OpenAI gpt-4o-mini @ https://api.openai.com"``: for headers and logs, never with secrets."""
+        return f"{self.api_name} {self.model} @ {self.server}"
+
+    def describe(self) -> str:
+        return self.label
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.label}>"
+
+    def request_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The JSON body sent to ``/chat/completions`` for the engine's ``body``."""
+        request = {"model": self.model, **self.request_options, **body}
+        request["messages"] = provider_messages(list(body.get("messages") or []))
+        stream_options = dict(request.get("stream_options") or {})
+        request.update(stream=True, stream_options={**stream_options, "include_usage": True})
+        return request
+
+    async def __call__(self, body: dict[str, Any], cancel: CancelHandle) -> AsyncIterator[dict[str, Any]]:
+        request = self.request_body(body)
+        watch = openai_stream.CancelWatch(cancel)
+        fixed = {key: request.pop(key) for key in ("model", "messages", "stream", "stream_options")}
+        try:
+            stream = await openai_stream.start(
+                self.client.chat.completions.create(**fixed, extra_body=request), watch
+            )
+        except openai.OpenAIError as error:
+            watch.close()
+            raise self._error(error) from error
+        if stream is None:
+            return openai_stream.empty()
+        return self._chunks(stream, watch)
+
+    def _error(self, error: openai.OpenAIError) -> ProviderError:
+        return to_provider_error(error, model=self.model, where=self.server)
+
+    async def _chunks(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
+        finished = False
+        try:
+            async for chunk in openai_stream.read(stream, watch):
+                data: dict[str, Any] = chunk.model_dump(exclude_none=True)
+                finished = finished or any(
+                    choice.get("finish_reason") for choice in data.get("choices") or ()
+                )
+                yield data
+        except openai.OpenAIError as error:
+            raise self._error(error) from error
+        if not finished and not watch.cancelled:
+            raise ProviderError(INCOMPLETE_MESSAGE, kind="incomplete")
