@@ -20,6 +20,11 @@ class PluginContext:
         self._engine = engine
         self.plugin = plugin
 
+    @property
+    def engine(self) -> MessageEngine:
+        """The engine itself, for plugins whose commands start turns (Continue)."""
+        return self._engine
+
     # -- reading -----------------------------------------------------------------------------------------------
     @property
     def state(self) -> EngineState:

@@ -105,6 +105,9 @@ class MessageEngine:
         gets a result saying its outcome is unknown (it may have run). No tool is ever run here."""
         if self.turns and self.turns[-1].get("end_reason") is None:
             self.turns[-1].update(ended_at=utc_now(), end_reason="interrupted", detail=None)
+        for message in self.state.messages:
+            if message.get("loading"):
+                message["loading"] = False
         if not any(m.get("tool_calls") for m in self.state.messages):
             return
         repaired = history.repair(self.state.messages)

@@ -24,10 +24,12 @@ def sanitize(messages: Iterable[Message], fields: tuple[str, ...] | None,
 
 
 def for_saving(messages: Iterable[Message]) -> list[Message]:
-    """Messages to persist: whole temp units dropped, pairing repaired, engine fields kept."""
+    """Messages to persist: whole temp units dropped, pairing repaired, engine fields kept.
+
+    A reply still streaming is kept as far as it got (its ``loading`` flag is cleared on restore)."""
     from .history import drop_temp
 
-    kept = [dict(m) for m in messages if not m.get("loading")]
+    kept = [dict(m) for m in messages]
     return drop_temp(kept, pending=awaiting_call_ids(kept))  # type: ignore[arg-type]
 
 

@@ -79,3 +79,8 @@ __all__ = [
     "to_json_value",
     "utc_now_iso",
 ]
+
+from notebook_chat.persistence.autosave import ConversationAutosave
+from notebook_chat.persistence.loading import LoadedConversation, load_conversation, read_record
+
+__all__ += ["ConversationAutosave", "LoadedConversation", "load_conversation", "read_record"]

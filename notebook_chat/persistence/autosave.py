@@ -1,0 +1,82 @@
+"""Keeps a conversation record in a store while the engine works.
+
+Saved at once when the turn's shape changes (a turn starts — so the user message is never lost —, a message is added,
+the turn pauses, resumes or ends) and at most every ``min_interval`` seconds while a reply streams (the partial reply
+is kept). An approval leaves the paused state before its tool runs, so the record never shows an approved call as
+still awaiting: restoring it can't run the tool a second time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import EngineEvent, MessageEngine
+from .errors import PersistenceError
+from .stores import ConversationStore
+
+
+class ConversationAutosave:
+    def __init__(self, engine: MessageEngine, store: ConversationStore, key: str, *, min_interval: float = 1.0,
+                 on_error: Callable[[Exception], Any] | None = None) -> None:
+        self.engine = engine
+        self.store = store
+        self.key = key
+        self.min_interval = min_interval
+        self.on_error = on_error
+        self.saves = 0
+        self.last_error: Exception | None = None
+        self._signature: tuple[Any, ...] | None = self._shape()
+        self._last_save = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        self._unsubscribe = engine.subscribe(self._on_event)
+
+    def close(self) -> None:
+        self._unsubscribe()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def save_now(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._last_save = time.monotonic()
+        try:
+            self.store.save(self.key, self.engine.export_record())
+        except (PersistenceError, ValueError, TypeError, OSError) as error:
+            self.last_error = error
+            if self.on_error is not None:
+                self.on_error(error)
+            return
+        self.last_error = None
+        self.saves += 1
+
+    def _shape(self) -> tuple[Any, ...]:
+        state = self.engine.state
+        return state.request_state, state.turn_id, len(state.messages)
+
+    def _on_event(self, event: EngineEvent) -> None:
+        if event.kind == "state":
+            shape = self._shape()
+            if shape != self._signature:
+                self._signature = shape
+                self.save_now()
+                return
+        if self._timer is None:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.save_now()
+            return
+        delay = max(0.0, self.min_interval - (time.monotonic() - self._last_save))
+        self._timer = loop.call_later(delay, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self.save_now()
