@@ -1,0 +1,189 @@
+// Reaching the notebook that shows a widget: read/write metadata["notebook_chat"], the displaying cell's id,
+// and "insert a code cell below". Two ways in, tried in order:
+//   1. the notebook-chat JupyterLab extension (js/labextension) publishes window.__notebook_chat__.findPanel(el);
+//   2. fallback: model.widget_manager.context — JupyterLab/Notebook 7 hand anywidget their widget manager, whose
+//      `context` is the notebook's document context (not a public anywidget API; may disappear).
+// Nowhere else (VS Code, Colab, static HTML) is a notebook reachable: `available` is false.
+// Writes only mark the notebook dirty; saving stays with the user (Ctrl+S) or JupyterLab's autosave.
+
+export const METADATA_KEY = 'notebook_chat';
+export const METADATA_VERSION = 1;
+const ATTACH_TIMEOUT_MS = 5000;
+
+/**
+ * @typedef {Record<string, unknown>} JsonObject
+ * @typedef {{
+ *   available: boolean,
+ *   via: 'extension' | 'widget-manager' | null,
+ *   cellId: string | null,
+ *   path: string | null,
+ *   read: (key: string) => JsonObject | null,
+ *   write: (key: string, record: JsonObject | null) => Promise<void>,
+ *   insertCellBelow: (code: string) => boolean,
+ * }} NotebookHandle
+ */
+
+/**
+ * @param {any} model anywidget model
+ * @param {HTMLElement} el the element the widget renders into
+ * @param {{attachTimeoutMs?: number}} [options]
+ * @returns {Promise<NotebookHandle>}
+ */
+export async function connectNotebook(model, el, options = {}) {
+  const attached = await waitUntilConnected(el, options.attachTimeoutMs ?? ATTACH_TIMEOUT_MS);
+  const bridge = globalThis.__notebook_chat__;
+  const panel = attached && bridge && typeof bridge.findPanel === 'function' ? bridge.findPanel(el) : null;
+  if (panel && panel.context && panel.content) {
+    return makeHandle('extension', panel.context, panelCells(panel), el);
+  }
+  const context = widgetManagerContext(model);
+  if (context) {
+    return makeHandle('widget-manager', context, domCells(context, el), el);
+  }
+  return unavailable();
+}
+
+/** @returns {NotebookHandle} */
+export function unavailable() {
+  return {
+    available: false,
+    via: null,
+    cellId: null,
+    path: null,
+    read: () => null,
+    write: async () => {
+      throw new Error('no notebook document is reachable from this front end');
+    },
+    insertCellBelow: () => false,
+  };
+}
+
+/**
+ * @param {'extension' | 'widget-manager'} via
+ * @param {any} context DocumentRegistry.IContext<INotebookModel>
+ * @param {() => Array<{id: string, node: HTMLElement | null}>} listCells cells in notebook order
+ * @param {HTMLElement} el
+ * @returns {NotebookHandle}
+ */
+function makeHandle(via, context, listCells, el) {
+  const notebook = context.model;
+  const cellId = listCells().find((cell) => cell.node && cell.node.contains(el))?.id ?? null;
+  return {
+    available: true,
+    via,
+    cellId,
+    path: typeof context.path === 'string' ? context.path : null,
+    read(key) {
+      const conversations = readSection(notebook).conversations;
+      const record = conversations[key];
+      return isObject(record) ? JSON.parse(JSON.stringify(record)) : null;
+    },
+    async write(key, record) {
+      if (typeof key !== 'string' || key === '' || !(record === null || isObject(record))) {
+        throw new Error('write(key, record) needs a non-empty key and a JSON object (null deletes the key)');
+      }
+      const section = readSection(notebook);
+      const conversations = { ...section.conversations };
+      if (record === null) {
+        delete conversations[key];
+      } else {
+        conversations[key] = JSON.parse(JSON.stringify(record));
+      }
+      notebook.setMetadata(METADATA_KEY, { ...section, version: METADATA_VERSION, conversations });
+      if (!notebook.dirty) {
+        notebook.dirty = true;
+      }
+    },
+    insertCellBelow(code) {
+      if (cellId === null || typeof code !== 'string') {
+        return false;
+      }
+      const index = listCells().findIndex((cell) => cell.id === cellId);
+      if (index < 0) {
+        return false;
+      }
+      notebook.sharedModel.insertCell(index + 1, { cell_type: 'code', source: code, metadata: {} });
+      return true;
+    },
+  };
+}
+
+/**
+ * The notebook_chat section, copied; throws (writing nothing) when it exists but has the wrong shape.
+ * @returns {{version?: unknown, conversations: JsonObject} & JsonObject}
+ */
+function readSection(notebook) {
+  const raw = notebook.getMetadata(METADATA_KEY);
+  if (raw === undefined || raw === null) {
+    return { conversations: {} };
+  }
+  if (!isObject(raw)) {
+    throw new Error(`notebook metadata "${METADATA_KEY}" is not an object; left untouched`);
+  }
+  if (raw.version !== undefined && raw.version !== METADATA_VERSION) {
+    throw new Error(`notebook metadata "${METADATA_KEY}" has version ${JSON.stringify(raw.version)}; ` +
+      `this front end understands ${METADATA_VERSION}; left untouched`);
+  }
+  const conversations = raw.conversations ?? {};
+  if (!isObject(conversations)) {
+    throw new Error(`notebook metadata "${METADATA_KEY}.conversations" is not an object; left untouched`);
+  }
+  return { ...raw, conversations: { ...conversations } };
+}
+
+/** Cells of a NotebookPanel (extension path): exact, from the Notebook widget. */
+function panelCells(panel) {
+  return () => panel.content.widgets.map((cell) => ({ id: cell.model.id, node: cell.node }));
+}
+
+/** Cells of a bare document context (fallback): pair the model's cells with the DOM cells by position. */
+function domCells(context, el) {
+  return () => {
+    const cells = context.model.cells;
+    const ids = [];
+    for (let i = 0; i < cells.length; i++) {
+      ids.push(cells.get(i).id);
+    }
+    const notebookNode = el.closest('.jp-Notebook');
+    const nodes = notebookNode ? Array.from(notebookNode.querySelectorAll('.jp-Cell')) : [];
+    // Windowed rendering can leave cells out of the DOM; then positions mean nothing.
+    return ids.map((id, i) => ({ id, node: nodes.length === ids.length ? nodes[i] : null }));
+  };
+}
+
+function widgetManagerContext(model) {
+  try {
+    const context = model && model.widget_manager && model.widget_manager.context;
+    const notebook = context && context.model;
+    if (notebook && typeof notebook.getMetadata === 'function' && typeof notebook.setMetadata === 'function') {
+      return context;
+    }
+  } catch {
+    // a widget manager without a context (VS Code, Colab, HTML export)
+  }
+  return null;
+}
+
+/** Render runs before the element is attached: wait (bounded) until it is in the document. */
+function waitUntilConnected(el, timeoutMs) {
+  if (el.isConnected) {
+    return Promise.resolve(true);
+  }
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve) => {
+    const poll = () => {
+      if (el.isConnected) {
+        resolve(true);
+      } else if (Date.now() > deadline) {
+        resolve(false);
+      } else {
+        setTimeout(poll, 25);
+      }
+    };
+    poll();
+  });
+}
+
+function isObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Set up a development environment from a fresh clone; safe to run again (it only does what is missing).
+#   - Debian chromium for the browser tests (installed only when /usr/bin/chromium is missing and we are root)
+#   - .venv (override with NOTEBOOK_CHAT_VENV) with `pip install -e ".[test]"`; the hatch build hook
+#     (hatch_build.py) builds the JS widget bundle and the JupyterLab extension with npm when they are stale.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV="${NOTEBOOK_CHAT_VENV:-.venv}"
+PYTHON="${PYTHON:-python3}"
+
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+    echo "[setup] installing Debian chromium (browser tests)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "[setup] WARNING: /usr/bin/chromium is missing; the browser tests need it (apt-get install chromium)" >&2
+  fi
+fi
+
+if ! command -v npm >/dev/null; then
+  echo "[setup] WARNING: node/npm not found; using the prebuilt front-end assets if they are present" >&2
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "[setup] creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+
+echo "[setup] pip install -e .[test] (builds the front end when needed)"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+
+if ! "$VENV/bin/jupyter" labextension list 2>&1 | grep -q "notebook-chat.*enabled.*OK"; then
+  echo "[setup] ERROR: the notebook-chat JupyterLab extension is not installed in $VENV" >&2
+  "$VENV/bin/jupyter" labextension list >&2 || true
+  exit 1
+fi
+echo "[setup] ready: $VENV"

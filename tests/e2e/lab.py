@@ -1,0 +1,309 @@
+"""Drive a real JupyterLab in Debian's Chromium: an isolated server, a browser, and `Lab` for one page.
+
+Recipe and selectors: shared/notes/jupyterlab-e2e.md (JupyterLab 4.6). Tests use `Lab` through the `lab`
+fixture (conftest.py); every test gets its own folder under the server's root, so notebooks never mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Locator, Page, Playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell"
+IDLE = r"\| Idle$"
+CURRENT_TAB = ".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current"
+
+
+def launch_chromium(playwright: Playwright) -> Browser:
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class LabServer:
+    """A JupyterLab with its own config, runtime, settings and workspace dirs (nothing from ~ leaks in)."""
+
+    url: str
+    token: str
+    root: Path
+    log: Path
+    process: subprocess.Popen[bytes]
+    started_in: float = 0.0
+
+    def api(self, method: str, path: str) -> Any:
+        request = urllib.request.Request(
+            f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def new_folder(self, name: str) -> str:
+        folder = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)[:80]
+        (self.root / folder).mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def shutdown_kernels(self, folder: str | None = None) -> None:
+        """Shut down the kernels of notebooks under `folder` (all kernels when None) through the REST API."""
+        for session in self.api("GET", "/api/sessions"):
+            if folder is None or str(session.get("path", "")).startswith(f"{folder}/"):
+                self.api("DELETE", f"/api/sessions/{session['id']}")
+        if folder is None:
+            for kernel in self.api("GET", "/api/kernels"):
+                self.api("DELETE", f"/api/kernels/{kernel['id']}")
+
+    def stop(self) -> None:
+        try:
+            self.shutdown_kernels()
+        finally:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+
+
+def start_lab_server(workdir: Path, timeout: float = 60.0) -> LabServer:
+    """Start `jupyter lab` on a free port and wait until /api/status answers."""
+    began = time.monotonic()
+    names = ("root", "config", "runtime", "settings", "workspaces", "tmp")
+    dirs = {name: workdir / name for name in names}
+    for path in dirs.values():
+        path.mkdir(parents=True, exist_ok=True)
+    notification = dirs["settings"] / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True, exist_ok=True)
+    notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    env = dict(os.environ)
+    env.update(
+        JUPYTER_CONFIG_DIR=str(dirs["config"]),
+        JUPYTER_RUNTIME_DIR=str(dirs["runtime"]),
+        JUPYTERLAB_SETTINGS_DIR=str(dirs["settings"]),
+        JUPYTERLAB_WORKSPACES_DIR=str(dirs["workspaces"]),
+        TMPDIR=str(dirs["tmp"]),
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("JUPYTER_PATH", None)
+    port, token = free_port(), os.urandom(16).hex()
+    log = workdir / "jupyterlab.log"
+    command = [
+        sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", f"--port={port}",
+        "--ServerApp.port_retries=0", f"--ServerApp.token={token}", "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.root_dir={dirs['root']}", "--LabApp.expose_app_in_browser=True",
+    ]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT)
+    server = LabServer(f"http://127.0.0.1:{port}", token, dirs["root"], log, process)
+    while time.monotonic() - began < timeout:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            server.api("GET", "/api/status")
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+            continue
+        server.started_in = time.monotonic() - began
+        return server
+    server.stop()
+    raise RuntimeError(f"jupyter lab did not answer within {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+def notebook_json(cells: Sequence[str], metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """nbformat 4.5 with a kernelspec (no kernel picker) and predictable cell ids `cell-0`, `cell-1`, ..."""
+    return {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [],
+             "source": source}
+            for i, source in enumerate(cells)
+        ],
+        "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}, **(metadata or {})},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+@dataclass
+class Lab:
+    """One browser page on the server, working on notebooks in `folder`."""
+
+    page: Page
+    server: LabServer
+    folder: str
+    artifacts: Path
+    path: str | None = None
+    console: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
+        self.page.on("pageerror", lambda error: self.console.append(f"pageerror: {error}"))
+
+    # -- notebooks -------------------------------------------------------------------------------------------
+
+    def write_notebook(self, name: str, cells: Sequence[str], metadata: dict[str, Any] | None = None) -> str:
+        path = f"{self.folder}/{name}"
+        (self.server.root / path).write_text(json.dumps(notebook_json(cells, metadata), indent=1))
+        return path
+
+    def open_notebook(
+        self, name: str, cells: Sequence[str], metadata: dict[str, Any] | None = None, timeout: float = 60_000
+    ) -> str:
+        """Write `name` with `cells`, open it, and wait until every cell is drawn and the kernel is idle."""
+        self.path = self.write_notebook(name, cells, metadata)
+        self.page.goto(f"{self.server.url}/lab/tree/{self.path}?token={self.server.token}&reset")
+        self.wait_for_cell_count(len(cells), timeout)
+        self.wait_idle(timeout)
+        return self.path
+
+    def wait_for_cell_count(self, count: int, timeout: float = 30_000) -> None:
+        self.page.wait_for_function(
+            "([sel, n]) => document.querySelectorAll(sel).length === n", arg=[CELLS, count], timeout=timeout
+        )
+
+    def cells(self) -> Locator:
+        return self.page.locator(CELLS)
+
+    def cell(self, index: int) -> Locator:
+        return self.cells().nth(index)
+
+    def output(self, index: int) -> Locator:
+        return self.cell(index).locator(".jp-OutputArea-output")
+
+    def output_text(self, index: int) -> str:
+        return "\n".join(self.output(index).all_inner_texts())
+
+    def wait_idle(self, timeout: float = 60_000) -> None:
+        """The status bar says "| Idle" (the execution indicator says idle too early; see the notes)."""
+        self.page.wait_for_function(
+            "re => [...document.querySelectorAll('#jp-main-statusbar .jp-StatusBar-TextItem')]"
+            ".some(item => new RegExp(re).test(item.textContent.trim()))",
+            arg=IDLE,
+            timeout=timeout,
+        )
+
+    def run_cell(self, index: int, timeout: float = 60_000) -> None:
+        """Run cell `index` (Ctrl+Enter: no new cell at the end); wait until its prompt changed to `[n]:`."""
+        prompt = self.cell(index).locator(".jp-InputPrompt")
+        prompt.evaluate(
+            """el => {
+                el.__ncChanged = false;
+                if (el.__ncObserver) { el.__ncObserver.disconnect(); }
+                el.__ncObserver = new MutationObserver(() => { el.__ncChanged = true; });
+                el.__ncObserver.observe(el, {childList: true, characterData: true, subtree: true});
+            }"""
+        )
+        self.cell(index).locator(".jp-InputArea-editor").click()
+        self.page.keyboard.press("Control+Enter")
+        self.page.wait_for_function(
+            r"el => el.__ncChanged && /^\[\d+\]:?$/.test(el.textContent.trim())",
+            arg=prompt.element_handle(),
+            timeout=timeout,
+        )
+
+    def run_cells(self, *indices: int) -> None:
+        for index in indices:
+            self.run_cell(index)
+
+    def wait_for_output(self, index: int, pattern: str, timeout: float = 30_000) -> str:
+        """Wait until cell `index`'s output text matches the regular expression `pattern`; return the text."""
+        self.cell(index).locator(".jp-OutputArea-output", has_text=re.compile(pattern)).first.wait_for(
+            timeout=timeout
+        )
+        return self.output_text(index)
+
+    def save(self, timeout: float = 15.0) -> None:
+        """Ctrl+S, then wait until the file on disk changed and the tab is no longer dirty."""
+        file = self._file()
+        before = file.stat().st_mtime_ns
+        self.page.keyboard.press("Control+s")
+        deadline = time.monotonic() + timeout
+        while file.stat().st_mtime_ns == before:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"Ctrl+S did not write {file} within {timeout} s")
+            time.sleep(0.05)
+        self.page.wait_for_function(
+            f"() => !document.querySelector('{CURRENT_TAB}.jp-mod-dirty')",
+            timeout=timeout * 1000,
+        )
+
+    def read_notebook_from_disk(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self._file().read_text())
+        return data
+
+    def notebook_metadata(self, key: str) -> Any:
+        """metadata[key] of the open notebook as the browser holds it (saved or not)."""
+        return self.page.evaluate(
+            "key => window.jupyterapp.shell.currentWidget.context.model.getMetadata(key) ?? null", key
+        )
+
+    # -- kernel and document ---------------------------------------------------------------------------------
+
+    def restart_kernel(self, timeout: float = 60_000) -> None:
+        """Kernel menu → Restart Kernel… → Restart, then wait until the kernel is idle again."""
+        self.page.locator("#jp-MainMenu .lm-MenuBar-itemLabel", has_text=re.compile("^Kernel$")).click()
+        self.page.locator("li[data-command='kernelmenu:restart']").click()
+        self.page.locator(".jp-Dialog-button.jp-mod-accept").click()
+        with contextlib.suppress(PlaywrightTimeout):  # the restart may be quicker than one look
+            self.page.wait_for_function(
+                "re => ![...document.querySelectorAll('#jp-main-statusbar .jp-StatusBar-TextItem')]"
+                ".some(item => new RegExp(re).test(item.textContent.trim()))",
+                arg=IDLE,
+                timeout=5_000,
+            )
+        self.wait_idle(timeout)
+
+    def close_and_reopen(self, timeout: float = 60_000) -> None:
+        """Close the notebook's tab (save first) and open the same file again; the kernel keeps running."""
+        path, count = self._require_path(), self.cells().count()
+        self.page.locator(f"{CURRENT_TAB} .lm-TabBar-tabCloseIcon").click()
+        if self.page.locator(".jp-Dialog").count():
+            raise AssertionError("closing the notebook asked about unsaved changes; call save() first")
+        self.page.wait_for_function(f"() => document.querySelectorAll({json.dumps(CELLS)}).length === 0")
+        self.page.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', {path})", path)
+        self.wait_for_cell_count(count, timeout)
+        self.wait_idle(timeout)
+
+    def shutdown_kernels(self) -> None:
+        self.server.shutdown_kernels(self.folder)
+
+    # -- evidence --------------------------------------------------------------------------------------------
+
+    def screenshot(self, name: str) -> Path:
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        target = self.artifacts / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', name)}.png"
+        self.page.screenshot(path=str(target), full_page=True)
+        return target
+
+    def _require_path(self) -> str:
+        if self.path is None:
+            raise AssertionError("no notebook is open: call open_notebook() first")
+        return self.path
+
+    def _file(self) -> Path:
+        return self.server.root / self._require_path()

@@ -1,0 +1,95 @@
+"""A minimal anywidget that uses js/widget/src/metadata.js as the chat widget does, for browser tests of the
+notebook bridge. Its cells are plain source strings for `Lab.open_notebook`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+METADATA_JS = Path(__file__).resolve().parents[2] / "js" / "widget" / "src" / "metadata.js"
+
+RENDER_JS = """
+export default {
+  async render({ model, el }) {
+    el.className = 'nc-probe';
+    el.textContent = 'probe: connecting';
+    const notebook = await connectNotebook(model, el);
+    const onMessage = async (msg) => {
+      if (msg.kind === 'persist') {
+        try {
+          await notebook.write(msg.key, msg.record);
+          model.send({ kind: 'persisted', key: msg.key, ok: true, error: null });
+        } catch (error) {
+          model.send({ kind: 'persisted', key: msg.key, ok: false, error: String(error.message ?? error) });
+        }
+      } else if (msg.kind === 'insert') {
+        model.send({ kind: 'inserted', ok: notebook.insertCellBelow(msg.code) });
+      }
+    };
+    model.on('msg:custom', onMessage);
+    let record = null;
+    let error = null;
+    try {
+      record = notebook.read(model.get('key'));
+    } catch (e) {
+      error = String(e.message ?? e);
+    }
+    model.send({ kind: 'ready', notebook: notebook.available, via: notebook.via, cell_id: notebook.cellId,
+                 path: notebook.path, record, error });
+    el.textContent = `probe ready via ${notebook.via}`;
+    return () => model.off('msg:custom', onMessage);
+  },
+};
+"""
+
+SETUP = f'''
+import asyncio, json, pathlib
+import anywidget, traitlets
+from notebook_chat.persistence.notebook_store import NotebookMetadataStore
+
+class Probe(anywidget.AnyWidget):
+    _esm = pathlib.Path({str(METADATA_JS)!r}).read_text() + {RENDER_JS!r}
+    key = traitlets.Unicode("conv-1").tag(sync=True)
+
+    def __init__(self):
+        super().__init__()
+        self.ready = None
+        self.replies = []
+        send = lambda k, r: self.send({{"kind": "persist", "key": k, "record": r}})
+        self.store = NotebookMetadataStore(send)
+        self.on_msg(self._on_msg)
+
+    def _on_msg(self, _widget, msg, _buffers):
+        if msg.get("kind") == "ready":
+            self.ready = msg
+            self.store.ingest(self.key, msg.get("record"))
+        else:
+            self.replies.append(msg)
+
+    async def wait(self, what, timeout=20):
+        for _ in range(int(timeout / 0.05)):
+            if what():
+                return
+            await asyncio.sleep(0.05)
+        raise TimeoutError("the browser did not answer")
+
+probe = Probe()
+probe
+'''.strip()
+
+WAIT_READY = 'await probe.wait(lambda: probe.ready is not None)\nprint("READY", json.dumps(probe.ready))'
+
+SAVE_RECORD = '''
+probe.store.save("conv-1", {"messages": [{"role": "user", "content": "kept across restarts"}], "turns": []})
+await probe.wait(lambda: probe.replies)
+print("REPLY", json.dumps(probe.replies[-1]))
+'''.strip()
+
+SHOW_STORE = 'print("STORE", json.dumps(probe.store.load("conv-1")))'
+
+INSERT_CELL = '''
+probe.send({"kind": "insert", "code": "x = 41 + 1  # inserted by the probe"})
+await probe.wait(lambda: probe.replies)
+print("REPLY", json.dumps(probe.replies[-1]))
+'''.strip()
+
+RECORD = {"messages": [{"role": "user", "content": "kept across restarts"}], "turns": []}
