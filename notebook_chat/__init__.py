@@ -1,0 +1,24 @@
+"""notebook_chat: an agent chat inside the Jupyter kernel, next to your data.
+
+``Chat`` (the widget facade) is imported lazily, so ``notebook_chat.engine`` and friends stay free of Jupyter.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .plugins.tool_definition import Tool, ToolResult, tool
+
+if TYPE_CHECKING:
+    from .widget import Chat
+
+__version__ = "0.1.0"
+__all__ = ["Chat", "Tool", "ToolResult", "__version__", "tool"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Chat":
+        from .widget import Chat
+
+        return Chat
+    raise AttributeError(f"module 'notebook_chat' has no attribute {name!r}")

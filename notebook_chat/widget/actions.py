@@ -1,0 +1,128 @@
+"""The one table of browser→kernel actions, each with its payload schema (mirrored in
+js/widget/src/actions.js).
+
+Pure Python: `parse_action(content)` returns an `Action` or raises `ActionError` with a message a user
+can read. Unknown kinds, unknown fields, missing fields and wrong types are all rejected; nothing runs
+for a bad action.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_TEXT = 1_000_000
+"""Longest user text, instruction, reason or edited arguments accepted (characters)."""
+MAX_ID = 256
+
+
+class ActionError(ValueError):
+    """A browser message that does not match the action table. `request_id` is kept to answer it."""
+
+    def __init__(self, message: str, request_id: str | None = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+
+
+@dataclass(frozen=True)
+class Field:
+    types: tuple[type, ...]
+    required: bool = True
+    nullable: bool = False
+    max_len: int | None = None
+    non_empty: bool = False
+    json_object: bool = False
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    request_id: str | None = None
+
+
+_ID = Field((str,), max_len=MAX_ID, non_empty=True)
+_OPT_TEXT = Field((str,), required=False, nullable=True, max_len=MAX_TEXT)
+
+ACTIONS: dict[str, dict[str, Field]] = {
+    "ready": {
+        "notebook": Field((bool,)),
+        "cell_id": Field((str,), required=False, nullable=True, max_len=MAX_ID),
+        # any JSON: stored metadata is untrusted; a non-object record is refused by the widget, visibly
+        "record": Field((dict, list, str, int, float, bool), required=False, nullable=True),
+    },
+    "send": {"text": Field((str,), max_len=MAX_TEXT, non_empty=True)},
+    "stop": {},
+    "approve": {
+        "tool_call_id": _ID,
+        "arguments": Field((str,), required=False, nullable=True, max_len=MAX_TEXT, json_object=True),
+    },
+    "deny": {"tool_call_id": _ID, "reason": _OPT_TEXT},
+    "continue": {"instruction": _OPT_TEXT},
+    "persisted": {
+        "key": Field((str,), max_len=MAX_ID),
+        "ok": Field((bool,)),
+        "error": Field((str,), required=False, nullable=True, max_len=10_000),
+    },
+}
+
+
+def parse_action(content: Any) -> Action:
+    if not isinstance(content, dict):
+        raise ActionError(f"an action must be a JSON object, got {type(content).__name__}")
+    request_id = _request_id(content)
+    kind = content.get("kind")
+    if not isinstance(kind, str) or kind not in ACTIONS:
+        known = ", ".join(sorted(ACTIONS))
+        raise ActionError(f"unknown action kind {kind!r} (known: {known})", request_id)
+    schema = ACTIONS[kind]
+    extra = sorted(set(content) - set(schema) - {"kind", "request_id"})
+    if extra:
+        raise ActionError(f"{kind}: unexpected field(s) {', '.join(extra)}", request_id)
+    payload: dict[str, Any] = {}
+    for name, spec in schema.items():
+        payload[name] = _check_field(kind, name, spec, content, request_id)
+    return Action(kind, payload, request_id)
+
+
+def _request_id(content: dict[str, Any]) -> str | None:
+    value = content.get("request_id")
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_ID:
+        raise ActionError("request_id must be a string of at most 256 characters")
+    return value
+
+
+def _check_field(kind: str, name: str, spec: Field, content: dict[str, Any], request_id: str | None) -> Any:
+    if name not in content:
+        if spec.required:
+            raise ActionError(f"{kind}: missing field {name!r}", request_id)
+        return None
+    value = content[name]
+    if value is None:
+        if spec.nullable:
+            return None
+        raise ActionError(f"{kind}: field {name!r} must not be null", request_id)
+    # bool is an int subclass; the table never mixes them, so an exact type check is the clear one.
+    if type(value) not in spec.types:
+        wanted = " or ".join(t.__name__ for t in spec.types)
+        raise ActionError(f"{kind}: field {name!r} must be {wanted}, got {type(value).__name__}", request_id)
+    if isinstance(value, str):
+        _check_text(kind, name, spec, value, request_id)
+    return value
+
+
+def _check_text(kind: str, name: str, spec: Field, value: str, request_id: str | None) -> None:
+    if spec.max_len is not None and len(value) > spec.max_len:
+        raise ActionError(f"{kind}: field {name!r} is longer than {spec.max_len} characters", request_id)
+    if spec.non_empty and not value.strip():
+        raise ActionError(f"{kind}: field {name!r} must not be empty", request_id)
+    if spec.json_object:
+        try:
+            parsed = json.loads(value)
+        except ValueError as exc:
+            raise ActionError(f"{kind}: {name} is not valid JSON ({exc})", request_id) from None
+        if not isinstance(parsed, dict):
+            raise ActionError(f"{kind}: {name} must be a JSON object", request_id)

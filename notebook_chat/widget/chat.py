@@ -1,0 +1,246 @@
+"""Chat: the facade a notebook user touches — an engine, its widget, and where the conversation is kept."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..engine import EngineEvent, EngineState, Message, MessageEngine, Plugin, ProviderError
+from ..engine.builtins import LengthPlugin
+from ..persistence import (
+    ConversationAutosave,
+    ConversationStore,
+    MemoryStore,
+    load_conversation,
+    read_record,
+)
+from ..persistence.notebook_store import NotebookMetadataStore
+from ..plugins import TOOL_REJECT, TOOL_RESUME, TURN_CONTINUE, ContinuationPlugin, Tool, ToolPlugin
+from ..providers import DemoModel, OpenAIChat
+from .chat_widget import ChatWidget
+from .kernel_context import current_cell_id
+from .view_model import conversation_view, message_view, tool_results
+
+DEFAULT_MODEL = "gpt-4o-mini"
+NO_NOTEBOOK = ("No notebook document is reachable from this front end (VS Code, Colab, a plain page): the "
+               "conversation is kept in {store} only.")
+
+
+def default_provider(model: str | None) -> Any:
+    """OpenAI (or a compatible server) when an API key is configured, else the offline DemoModel."""
+    if os.environ.get("OPENAI_API_KEY"):
+        return OpenAIChat(model or os.environ.get("NOTEBOOK_CHAT_MODEL") or DEFAULT_MODEL)
+    return DemoModel()
+
+
+def provider_label(provider: Any) -> str:
+    label = getattr(provider, "label", None)
+    return str(label) if label else type(provider).__name__
+
+
+class Chat:
+    """``Chat()`` as the last line of a cell shows the chat; ``await chat.send("...")`` drives it from code."""
+
+    def __init__(self, provider: Any = None, *, model: str | None = None, tools: Iterable[Tool | Callable[..., Any]] = (),
+                 system: str | None = None, key: str | None = None, store: ConversationStore | None = None,
+                 plugins: Iterable[Plugin] = (), auto_continue_length: bool = False) -> None:
+        self.provider = provider if provider is not None else default_provider(model)
+        self._tools = list(tools)
+        self._system = system
+        self._user_plugins = list(plugins)
+        self._auto_continue_length = auto_continue_length
+        self.key = key or current_cell_id() or "default"
+        self._explicit_key = key is not None
+        self.store: ConversationStore | None = store
+        self._notice: str | None = None
+        self._subscribers: list[Callable[[Any], None]] = []
+        self._autosave: ConversationAutosave | None = None
+        self._restored = False
+        self._record_refused = False
+        loaded = load_conversation(store, self.key) if store is not None else None
+        if loaded is not None and loaded.refused:
+            self._record_refused = True
+            self._notice = f"{loaded.refused}. It is kept untouched; this chat is not saved."
+        self.engine = self._build_engine(loaded.record if loaded else None)
+        if loaded is not None and loaded.notice:
+            self._notice = loaded.notice
+        self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key)
+        self._sync_notice()
+        if store is not None and not self._record_refused:
+            self._start_autosave(store)
+
+    # -- construction ------------------------------------------------------------------------------------------
+    def _build_engine(self, record: dict[str, Any] | None) -> MessageEngine:
+        plugins: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(),
+                                 LengthPlugin(auto_continue=self._auto_continue_length), *self._user_plugins]
+        if record is not None:
+            engine = MessageEngine.from_record(self.provider, record, plugins=plugins)
+        else:
+            system: list[Message] = [{"role": "system", "content": self._system}] if self._system else []
+            engine = MessageEngine(self.provider, plugins=plugins, initial_messages=system)
+        engine.subscribe(self._forward)
+        return engine
+
+    def _forward(self, event: EngineEvent) -> None:
+        for callback in list(self._subscribers):
+            callback(event)
+
+    def _start_autosave(self, store: ConversationStore) -> None:
+        if self._autosave is not None:
+            self._autosave.close()
+        self._autosave = ConversationAutosave(self.engine, store, self.key, on_error=self._save_failed)
+        self._autosave.save_now()
+
+    def _save_failed(self, error: Exception) -> None:
+        self._notice = f"The conversation could not be saved: {error}"
+        self._sync_notice()
+
+    def _sync_notice(self) -> None:
+        notice = self._notice or self.engine.state.notice or ""
+        if self.widget.notice != notice:
+            self.widget.notice = notice
+
+    # -- display -----------------------------------------------------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    # -- reading -----------------------------------------------------------------------------------------------
+    @property
+    def state(self) -> EngineState:
+        return self.engine.state
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation as the engine holds it (plain dicts, OpenAI Chat shape plus engine fields)."""
+        return self.engine.messages
+
+    @property
+    def reply(self) -> str | None:
+        """The text of the latest assistant message."""
+        for message in reversed(self.engine.messages):
+            if message.get("role") == "assistant" and message.get("content"):
+                return str(message["content"])
+        return None
+
+    @property
+    def pending_approvals(self) -> list[dict[str, Any]]:
+        """Tool calls waiting for Approve / Deny: ``{"tool_call_id", "name", "arguments"}``."""
+        pending = []
+        for message in self.engine.messages:
+            entries = (message.get("state") or {}).get("tool_calls") or {}
+            for call in message.get("tool_calls") or []:
+                if (entries.get(call["id"]) or {}).get("status") == "awaiting-approval":
+                    pending.append({"tool_call_id": call["id"], "name": call["function"]["name"],
+                                    "arguments": call["function"]["arguments"]})
+        return pending
+
+    # -- the controller protocol (the widget calls these) --------------------------------------------------------
+    def view_state(self) -> dict[str, Any]:
+        self._sync_notice()
+        return conversation_view(self.engine, self._notice)
+
+    def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def message_view(self, message_id: str) -> dict[str, Any] | None:
+        messages = self.engine.messages
+        for message in reversed(messages):
+            if message.get("id") == message_id:
+                return message_view(message, tool_results(messages) if message.get("tool_calls") else {})
+        return None
+
+    async def send(self, text: str) -> None:
+        """Send a user message and wait until the turn completes, pauses for approval, stops or fails."""
+        with contextlib.suppress(ProviderError):
+            await self.engine.send_message(text)
+
+    async def stop(self) -> None:
+        await self.engine.abort()
+
+    async def approve(self, tool_call_id: str, arguments: str | dict[str, Any] | None = None) -> dict[str, Any]:
+        payload: dict[str, Any] = {"tool_call_id": tool_call_id}
+        if arguments is not None:
+            payload["arguments"] = arguments
+        return await self._decide(TOOL_RESUME, payload)
+
+    async def deny(self, tool_call_id: str, reason: str | None = None) -> dict[str, Any]:
+        return await self._decide(TOOL_REJECT, {"tool_call_id": tool_call_id, "reason": reason})
+
+    async def continue_turn(self, instruction: str | None = None) -> dict[str, Any]:
+        result = await self._decide(TURN_CONTINUE, {"instruction": instruction})
+        if result.get("status") == "refused":
+            raise ValueError(f"Continue is not possible: {result['reason']}")
+        return result
+
+    async def _decide(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
+        try:
+            result = await self.engine.dispatch_command(command, payload)
+        except ProviderError:
+            return {"status": "error", "error": self.engine.state.error}
+        if result.get("status") in ("missing", "unavailable", "invalid-arguments"):
+            call = payload.get("tool_call_id")
+            raise ValueError(result.get("error") or f"tool call {call!r} is not waiting for a decision")
+        return result
+
+    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
+        """The browser rendered the widget and handed over what the notebook stores under our key."""
+        if not info.get("notebook"):
+            if self.store is None:
+                self.store = MemoryStore()
+                self._start_autosave(self.store)
+            self._notice = NO_NOTEBOOK.format(store=type(self.store).__name__)
+            self._sync_notice()
+            return {"notice": self._notice}
+        notebook_store = NotebookMetadataStore(self.widget.persist)
+        live = self._restored or len(self.engine.turns) > 0
+        if not live and record is not None:
+            loaded = read_record(record)
+            if loaded.refused:
+                self._record_refused = True
+                self._notice = f"{loaded.refused}. It is kept untouched in the notebook; this chat is not saved."
+                self._sync_notice()
+                return {"notice": self._notice}
+            self._replace_engine(loaded.record)
+            if loaded.notice:
+                self._notice = loaded.notice
+        self._restored = True
+        if not self._record_refused and self.store is None:
+            self.store = notebook_store
+            self._start_autosave(notebook_store)
+        elif not self._record_refused and isinstance(self.store, NotebookMetadataStore):
+            self._start_autosave(self.store)
+        self._sync_notice()
+        return {"notice": self._notice} if self._notice else {}
+
+    def _replace_engine(self, record: dict[str, Any] | None) -> None:
+        self.engine = self._build_engine(record)
+        self._forward(EngineEvent("state"))
+
+    # -- conveniences for scripts and tutorials -------------------------------------------------------------------
+    def submit(self, text: str) -> asyncio.Task[None]:
+        """Start a turn as a task on the running loop and return at once (the widget keeps working)."""
+        return asyncio.get_running_loop().create_task(self.send(text))
+
+    def ask(self, text: str) -> str | list[dict[str, Any]] | None:
+        """Send synchronously (tutorials, scripts): the reply text, or the pending approvals if the turn paused.
+
+        Inside a running loop (a notebook cell) this drives the loop with nest-asyncio for the length of the call
+        only; it never waits for a click — use the widget or ``await chat.approve(...)`` for that.
+        """
+        _run_sync(self.send(text))
+        return self.pending_approvals if self.engine.state.is_paused else self.reply
+
+
+def _run_sync(coroutine: Any) -> Any:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    import nest_asyncio
+
+    nest_asyncio.apply(loop)
+    return loop.run_until_complete(coroutine)

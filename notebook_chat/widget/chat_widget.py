@@ -1,0 +1,175 @@
+"""The anywidget that shows a conversation. A thin adapter: views and events in, validated user actions out.
+
+Browser→kernel actions are custom messages (never synced traits: ipykernel 7 freezes trait sync for
+messages handled while a cell awaits). They may arrive on a comm/subshell thread, so each one hops onto
+the kernel's loop (captured at construction) and runs there as a task: a cell may be awaiting, nothing
+here blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from .actions import Action, ActionError, parse_action
+from .controller import ChatController
+from .view_stream import ViewStream
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+NOT_AN_OBJECT = "The conversation stored in this notebook is not a JSON object (got {}); left untouched."
+
+
+class ChatWidget(anywidget.AnyWidget):
+    _esm = STATIC / "widget.js"
+    _css = STATIC / "widget.css"
+
+    header = traitlets.Unicode("").tag(sync=True)
+    key = traitlets.Unicode("").tag(sync=True)
+    notice = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(
+        self,
+        controller: ChatController,
+        *,
+        header: str = "",
+        key: str = "",
+        loop: asyncio.AbstractEventLoop | None = None,
+        interval: float = 0.03,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(header=header, key=key, **kwargs)
+        self._controller = controller
+        self._loop = loop if loop is not None else _current_loop()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stream = ViewStream(self._post, controller, interval=interval, loop=self._loop)
+        self._unsubscribe = controller.subscribe(self._on_event)
+        self.on_msg(self._on_custom_msg)
+        self.notebook_available: bool | None = None
+        """What the browser said in its last "ready": a notebook document is reachable (None before any)."""
+        self.cell_id: str | None = None
+        """The id of the cell that displays the widget, from the last "ready" (None if unknown)."""
+        self.last_persist_ack: tuple[str, bool, str | None] | None = None
+
+    # kernel → browser ------------------------------------------------------------
+
+    def persist(self, key: str, record: dict[str, Any]) -> None:
+        """Ask the browser to write `record` to metadata["notebook_chat"]["conversations"][key].
+
+        The browser acknowledges with a "persisted" action (see `last_persist_ack`).
+        """
+        self._post({"kind": "persist", "key": key, "record": record})
+
+    def flush(self) -> None:
+        """Send any pending delta or snapshot now (e.g. before a test inspects what was sent)."""
+        self._stream.flush()
+
+    def close(self) -> None:
+        self._unsubscribe()
+        self._stream.close()
+        super().close()
+
+    def _post(self, message: dict[str, Any]) -> None:
+        if _running_loop() is self._loop:
+            self.send(message)
+        else:
+            self._loop.call_soon_threadsafe(self.send, message)
+
+    def _answer(self, request_id: str | None, error: str | None) -> None:
+        self._post({"kind": "action_result", "request_id": request_id, "ok": error is None, "error": error})
+
+    # browser → kernel ------------------------------------------------------------
+
+    def _on_event(self, event: Any) -> None:
+        if _running_loop() is self._loop:
+            self._stream.on_event(event)
+        else:
+            self._loop.call_soon_threadsafe(self._stream.on_event, event)
+
+    def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        self._loop.call_soon_threadsafe(self._dispatch, content)
+
+    def _dispatch(self, content: Any) -> None:
+        try:
+            action = parse_action(content)
+        except ActionError as exc:
+            self._answer(exc.request_id, str(exc))
+            return
+        task = self._loop.create_task(self._run(action))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, action: Action) -> None:
+        try:
+            await self._handle(action)
+        except Exception as exc:
+            log.debug("notebook_chat: action %s failed", action.kind, exc_info=True)
+            self._answer(action.request_id, _describe(exc))
+        else:
+            if action.request_id is not None:
+                self._answer(action.request_id, None)
+
+    async def _handle(self, action: Action) -> None:
+        payload, controller = action.payload, self._controller
+        if action.kind == "ready":
+            await self._ready(payload)
+        elif action.kind == "send":
+            await controller.send(payload["text"])
+        elif action.kind == "stop":
+            await controller.stop()
+        elif action.kind == "approve":
+            await controller.approve(payload["tool_call_id"], payload["arguments"])
+        elif action.kind == "deny":
+            await controller.deny(payload["tool_call_id"], payload["reason"])
+        elif action.kind == "continue":
+            await controller.continue_turn(payload["instruction"])
+        elif action.kind == "persisted":
+            await self._persisted(payload["key"], payload["ok"], payload["error"])
+
+    async def _ready(self, payload: dict[str, Any]) -> None:
+        self.notebook_available = payload["notebook"]
+        self.cell_id = payload["cell_id"]
+        info: dict[str, Any] = {"notebook": payload["notebook"], "cell_id": payload["cell_id"]}
+        record = payload["record"]
+        if record is not None and not isinstance(record, dict):
+            info["record_error"] = NOT_AN_OBJECT.format(type(record).__name__)
+            self.notice = info["record_error"]
+            record = None
+        try:
+            result = await self._controller.restore(record, info)
+            if isinstance(result, dict) and isinstance(result.get("notice"), str):
+                self.notice = result["notice"]
+        finally:
+            self._stream.send_snapshot()
+
+    async def _persisted(self, key: str, ok: bool, error: str | None) -> None:
+        self.last_persist_ack = (key, ok, error)
+        hook = getattr(self._controller, "persisted", None)
+        if callable(hook):
+            result = hook(key, ok, error)
+            if inspect.isawaitable(result):
+                await result
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return text if text else type(exc).__name__
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _current_loop() -> asyncio.AbstractEventLoop:
+    loop = _running_loop()
+    return loop if loop is not None else asyncio.get_event_loop_policy().get_event_loop()

@@ -1,0 +1,63 @@
+"""What the chat widget needs from whatever drives the conversation (the engine facade, or a test double).
+
+The widget knows nothing about the engine's plugins: it reads views, subscribes to change events and
+forwards user actions. Events are objects or dicts with ``kind`` ("state" | "message") and, for
+"message", ``message_id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+View = dict[str, Any]
+"""The full view: {"messages", "status", "continue_offer", "notice"} (see /tmp/widget-protocol.md)."""
+
+EventCallback = Callable[[Any], None]
+Unsubscribe = Callable[[], None]
+
+
+@runtime_checkable
+class ChatController(Protocol):
+    def view_state(self) -> View: ...
+
+    def subscribe(self, callback: EventCallback) -> Unsubscribe: ...
+
+    def message_view(self, message_id: str) -> dict[str, Any] | None: ...
+
+    async def send(self, text: str) -> Any: ...
+
+    async def stop(self) -> Any: ...
+
+    async def approve(self, tool_call_id: str, arguments: str | None) -> Any: ...
+
+    async def deny(self, tool_call_id: str, reason: str | None) -> Any: ...
+
+    async def continue_turn(self, instruction: str | None) -> Any: ...
+
+    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
+        """The browser handed the stored record (or None).
+
+        ``info`` = {"notebook": bool, "cell_id": str | None}.
+
+        May return {"notice": str} to show a line in the widget's header (e.g. why a record was refused).
+        """
+        ...
+
+
+class PersistAware(Protocol):
+    """Optional: a controller with this method hears the browser's acknowledgement of a metadata write."""
+
+    def persisted(self, key: str, ok: bool, error: str | None) -> Any: ...
+
+
+def event_kind(event: Any) -> str:
+    """``event.kind`` for objects, ``event["kind"]`` for dicts."""
+    if isinstance(event, dict):
+        return str(event.get("kind", ""))
+    return str(getattr(event, "kind", ""))
+
+
+def event_message_id(event: Any) -> str | None:
+    value = event.get("message_id") if isinstance(event, dict) else getattr(event, "message_id", None)
+    return value if isinstance(value, str) else None

@@ -1,0 +1,96 @@
+"""Engine messages → what the browser draws. Tool results fold into their call's card; hidden messages stay out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..engine import Message, MessageEngine
+from ..plugins import continue_offer
+
+PROCESSING_LABELS = {"requesting": "requesting", "completing": "streaming", "calling-tools": "calling tools",
+                     "pausing": "waiting for approval"}
+
+
+def pretty_arguments(arguments: str, *, streaming: bool) -> str:
+    if streaming:
+        return arguments
+    try:
+        return json.dumps(json.loads(arguments or "{}"), indent=2, ensure_ascii=False)
+    except ValueError:
+        return arguments
+
+
+def tool_results(messages: list[Message]) -> dict[str, Message]:
+    return {str(m.get("tool_call_id")): m for m in messages if m.get("role") == "tool"}
+
+
+def message_view(message: Message, results: dict[str, Message]) -> dict[str, Any]:
+    state = message.get("state") or {}
+    metadata = message.get("metadata") or {}
+    loading = bool(message.get("loading"))
+    view: dict[str, Any] = {
+        "id": message.get("id"), "role": message.get("role"), "content": message.get("content") or "",
+        "hidden": bool(metadata.get("hidden")), "loading": loading,
+    }
+    if message.get("reasoning_content"):
+        view["reasoning_content"] = message["reasoning_content"]
+        view["thinking"] = bool(state.get("thinking"))
+    if state.get("error"):
+        view["error"] = state["error"]
+    if metadata.get("injected"):
+        view["injected"] = True
+    calls = message.get("tool_calls")
+    if calls:
+        entries = state.get("tool_calls") or {}
+        view["tool_calls"] = [_call_view(call, entries.get(call["id"]) or {}, results.get(call["id"]), loading)
+                              for call in calls]
+    return view
+
+
+def _call_view(call: Any, entry: dict[str, Any], result: Message | None, loading: bool) -> dict[str, Any]:
+    status = entry.get("status") or ("running" if loading else "pending")
+    view: dict[str, Any] = {
+        "id": call["id"], "name": call["function"]["name"],
+        "arguments": pretty_arguments(call["function"]["arguments"], streaming=loading), "status": status,
+    }
+    if entry.get("arguments_edited") is not None:
+        view["edited_arguments"] = view["arguments"]
+        view["arguments"] = pretty_arguments(entry.get("original_arguments") or "", streaming=False)
+    if entry.get("error"):
+        view["error"] = entry["error"]
+    if entry.get("reason"):
+        view["reason"] = entry["reason"]
+    if result is not None:
+        view["result"] = result.get("content") or ""
+        display = (result.get("metadata") or {}).get("display")
+        if display:
+            view["display"] = display
+    return view
+
+
+def conversation_view(engine: MessageEngine, notice: str | None) -> dict[str, Any]:
+    messages = engine.messages
+    results = tool_results(messages)
+    views = [message_view(m, results) for m in messages
+             if m.get("role") in ("user", "assistant") and not (m.get("metadata") or {}).get("hidden")]
+    state = engine.state
+    offer = continue_offer(engine)
+    return {
+        "messages": views,
+        "status": {"request_state": state.request_state, "processing_state": state.processing_state,
+                   "label": _status_label(engine), "error": state.error},
+        "continue_offer": {"message_id": offer["message_id"], "reason": offer["reason"]} if offer else None,
+        "notice": notice or state.notice,
+    }
+
+
+def _status_label(engine: MessageEngine) -> str:
+    state = engine.state
+    if state.is_processing:
+        return PROCESSING_LABELS.get(state.processing_state or "", state.processing_state or "working")
+    if state.is_paused:
+        return "waiting for approval"
+    if state.request_state == "error":
+        return f"error: {state.error}"
+    return {"aborted": "stopped", "completed": "", "idle": ""}.get(state.request_state, state.request_state)

@@ -1,0 +1,108 @@
+from typing import Any
+
+import pytest
+
+from notebook_chat.widget.actions import ACTIONS, ActionError, parse_action
+
+VALID: dict[str, dict[str, Any]] = {
+    "ready": {"kind": "ready", "notebook": True, "cell_id": "c1", "record": {"messages": []}},
+    "send": {"kind": "send", "text": "hello"},
+    "stop": {"kind": "stop"},
+    "approve": {"kind": "approve", "tool_call_id": "call_1", "arguments": '{"x": 1}'},
+    "deny": {"kind": "deny", "tool_call_id": "call_1", "reason": "not now"},
+    "continue": {"kind": "continue", "instruction": "go on"},
+    "persisted": {"kind": "persisted", "key": "k", "ok": False, "error": "disk full"},
+}
+
+
+def test_every_kind_in_the_table_has_a_valid_example_here() -> None:
+    assert set(VALID) == set(ACTIONS)
+
+
+@pytest.mark.parametrize("kind", sorted(VALID))
+def test_a_valid_action_of_every_kind_parses_to_its_payload(kind: str) -> None:
+    content = {**VALID[kind], "request_id": "r1"}
+    action = parse_action(content)
+    expected = {name: value for name, value in VALID[kind].items() if name != "kind"}
+    assert (action.kind, action.payload, action.request_id) == (kind, expected, "r1")
+
+
+def test_optional_fields_default_to_none_when_absent() -> None:
+    action = parse_action({"kind": "approve", "tool_call_id": "call_1"})
+    assert action.payload == {"tool_call_id": "call_1", "arguments": None}
+
+
+def test_optional_fields_accept_null() -> None:
+    action = parse_action({"kind": "ready", "notebook": False, "cell_id": None, "record": None})
+    assert action.payload == {"notebook": False, "cell_id": None, "record": None}
+
+
+def test_an_unknown_kind_is_rejected_naming_the_known_kinds() -> None:
+    with pytest.raises(ActionError, match=r"unknown action kind 'explode' \(known: approve, continue"):
+        parse_action({"kind": "explode"})
+
+
+def test_a_message_that_is_not_an_object_is_rejected() -> None:
+    with pytest.raises(ActionError, match="must be a JSON object, got list"):
+        parse_action(["send", "hi"])
+
+
+def test_a_missing_required_field_is_rejected() -> None:
+    with pytest.raises(ActionError, match="deny: missing field 'tool_call_id'"):
+        parse_action({"kind": "deny", "reason": "no"})
+
+
+def test_an_unexpected_field_is_rejected() -> None:
+    with pytest.raises(ActionError, match="send: unexpected field"):
+        parse_action({"kind": "send", "text": "hi", "model": "gpt"})
+
+
+def test_a_wrong_type_is_rejected_with_both_types_named() -> None:
+    with pytest.raises(ActionError, match="send: field 'text' must be str, got int"):
+        parse_action({"kind": "send", "text": 42})
+
+
+def test_an_integer_is_not_accepted_where_a_boolean_is_expected() -> None:
+    with pytest.raises(ActionError, match="field 'notebook' must be bool, got int"):
+        parse_action({"kind": "ready", "notebook": 1})
+
+
+def test_null_is_rejected_for_a_required_field() -> None:
+    with pytest.raises(ActionError, match="field 'tool_call_id' must not be null"):
+        parse_action({"kind": "approve", "tool_call_id": None})
+
+
+def test_blank_text_is_not_sent() -> None:
+    with pytest.raises(ActionError, match="field 'text' must not be empty"):
+        parse_action({"kind": "send", "text": "  \n "})
+
+
+def test_an_empty_tool_call_id_is_rejected() -> None:
+    with pytest.raises(ActionError, match="field 'tool_call_id' must not be empty"):
+        parse_action({"kind": "deny", "tool_call_id": ""})
+
+
+def test_edited_arguments_that_are_not_json_are_rejected() -> None:
+    with pytest.raises(ActionError, match="approve: arguments is not valid JSON"):
+        parse_action({"kind": "approve", "tool_call_id": "c", "arguments": "{x: 1"})
+
+
+def test_edited_arguments_must_be_a_json_object() -> None:
+    with pytest.raises(ActionError, match="approve: arguments must be a JSON object"):
+        parse_action({"kind": "approve", "tool_call_id": "c", "arguments": "[1, 2]"})
+
+
+def test_an_overlong_text_is_rejected() -> None:
+    with pytest.raises(ActionError, match="longer than 1000000 characters"):
+        parse_action({"kind": "send", "text": "x" * 1_000_001})
+
+
+def test_a_bad_payload_keeps_its_request_id_for_the_answer() -> None:
+    with pytest.raises(ActionError) as caught:
+        parse_action({"kind": "send", "text": 3, "request_id": "r9"})
+    assert caught.value.request_id == "r9"
+
+
+def test_a_request_id_that_is_not_a_string_is_rejected() -> None:
+    with pytest.raises(ActionError, match="request_id must be a string"):
+        parse_action({"kind": "stop", "request_id": 7})

@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from notebook_chat import Chat, tool
+from notebook_chat.persistence import FileStore
+from notebook_chat.providers import DemoModel, OpenAIChat
+from notebook_chat.testing import ScriptedProvider
+
+from .widget_doubles import RecordingComm
+
+
+def sent(chat: Chat) -> list[dict[str, Any]]:
+    comm = chat.widget.comm
+    assert isinstance(comm, RecordingComm)
+    return comm.sent
+
+
+async def settle() -> None:
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
+def approval_chat(provider: ScriptedProvider, ran: list[str], **options: Any) -> Chat:
+    @tool(approval=True)
+    def drop_table(name: str) -> str:
+        """Drop a table."""
+        ran.append(name)
+        return f"dropped {name}"
+
+    return Chat(provider, tools=[drop_table], **options)
+
+
+def test_without_an_api_key_the_chat_uses_the_offline_demo_model_and_says_so(
+        monkeypatch: pytest.MonkeyPatch, recording_comms: list[RecordingComm]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    chat = Chat()
+    assert isinstance(chat.provider, DemoModel)
+    assert chat.widget.header == "DemoModel (offline)"
+
+
+def test_with_an_api_key_the_chat_uses_openai_and_the_header_names_the_model_without_the_key(
+        monkeypatch: pytest.MonkeyPatch, recording_comms: list[RecordingComm]) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
+    chat = Chat(model="gpt-test")
+    assert isinstance(chat.provider, OpenAIChat)
+    assert "gpt-test" in chat.widget.header
+    assert "sk-secret" not in chat.widget.header
+
+
+async def test_send_runs_a_turn_and_the_reply_is_readable(recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider().text("Hello from the kernel"), system="be brief")
+    await chat.send("hi")
+    assert chat.reply == "Hello from the kernel"
+    assert [m["role"] for m in chat.messages] == ["system", "user", "assistant"]
+    assert chat.state.request_state == "completed"
+
+
+async def test_pending_approvals_lists_the_paused_calls_and_approve_runs_the_tool_once(
+        recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    provider = ScriptedProvider().tool_calls([{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}])
+    chat = approval_chat(provider.text("gone"), ran)
+    await chat.send("drop t1")
+    assert chat.pending_approvals == [{"tool_call_id": "c1", "name": "drop_table", "arguments": '{"name": "t1"}'}]
+    await chat.approve("c1")
+    assert ran == ["t1"]
+    assert chat.reply == "gone"
+    with pytest.raises(ValueError, match="not waiting for a decision"):
+        await chat.approve("c1")
+    assert ran == ["t1"]
+
+
+async def test_deny_with_a_reason_reaches_the_model(recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    provider = ScriptedProvider().tool_calls([{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}])
+    chat = approval_chat(provider.text("ok"), ran)
+    await chat.send("drop t1")
+    await chat.deny("c1", "I still need it")
+    assert ran == []
+    assert "I still need it" in provider.requests[-1]["messages"][-1]["content"]
+
+
+async def test_stop_then_continue_turn_sends_a_hidden_continuation(recording_comms: list[RecordingComm]) -> None:
+    provider = ScriptedProvider().text("a long story that is cut", chunks=10, delay=0.01).text("the end")
+    chat = Chat(provider)
+    turn = chat.submit("story")
+    await asyncio.sleep(0.03)
+    await chat.stop()
+    await turn
+    assert chat.state.request_state == "aborted"
+    view = chat.view_state()
+    assert view["continue_offer"]["message_id"] == view["messages"][-1]["id"]
+    await chat.continue_turn()
+    assert chat.reply == "the end"
+    assert [m["role"] for m in chat.view_state()["messages"]] == ["user", "assistant", "assistant"]
+
+
+async def test_continue_after_a_completed_turn_raises_a_clear_error(recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider().text("done"))
+    await chat.send("hi")
+    with pytest.raises(ValueError, match="nothing to continue"):
+        await chat.continue_turn()
+
+
+async def test_the_view_folds_tool_results_into_their_cards(recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    provider = ScriptedProvider().tool_calls([{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}])
+    chat = approval_chat(provider.text("gone"), ran)
+    await chat.send("drop t1")
+    card = chat.view_state()["messages"][1]["tool_calls"][0]
+    assert card == {"id": "c1", "name": "drop_table", "arguments": '{\n  "name": "t1"\n}',
+                    "status": "awaiting-approval"}
+    await chat.approve("c1", arguments='{"name": "t2"}')
+    card = chat.view_state()["messages"][1]["tool_calls"][0]
+    assert card["status"] == "success"
+    assert card["result"].endswith("dropped t2")
+    assert card["edited_arguments"] == '{\n  "name": "t2"\n}'
+    assert all(m["role"] != "tool" for m in chat.view_state()["messages"])
+
+
+async def test_the_browser_restores_a_paused_turn_from_notebook_metadata_and_approve_runs_once(
+        recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    first = approval_chat(ScriptedProvider().tool_calls(
+        [{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}]), ran, key="cell-1")
+    await first.restore(None, {"notebook": True, "cell_id": "cell-1"})
+    await first.send("drop t1")
+    record = json.loads(json.dumps(next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]))
+    assert record["paused_turn"]["tool_call_ids"] == ["c1"]
+
+    restarted: list[str] = []
+    second = approval_chat(ScriptedProvider().text("dropped it"), restarted, key="cell-1")
+    await second.restore(record, {"notebook": True, "cell_id": "cell-1"})
+    assert second.state.is_paused
+    assert second.pending_approvals[0]["tool_call_id"] == "c1"
+    await second.approve("c1")
+    assert restarted == ["t1"]
+    assert ran == []
+    final = next(m for m in reversed(sent(second)) if m["kind"] == "persist")
+    assert final["key"] == "cell-1"
+    assert final["record"]["paused_turn"] is None
+    assert final["record"]["turns"][-1]["end_reason"] == "completed"
+
+
+async def test_the_kernels_live_state_beats_the_metadata_of_a_re_rendered_view(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider().text("one").text("two"), key="k")
+    await chat.restore(None, {"notebook": True, "cell_id": "k"})
+    await chat.send("first")
+    stale = json.loads(json.dumps(next(m for m in sent(chat) if m["kind"] == "persist")["record"]))
+    await chat.send("second")
+    await chat.restore(stale, {"notebook": True, "cell_id": "k"})
+    assert [m["content"] for m in chat.messages if m["role"] == "user"] == ["first", "second"]
+
+
+async def test_hostile_metadata_is_refused_with_a_visible_reason_and_never_overwritten(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider().text("fresh"), key="k")
+    hostile = {"version": 1, "messages": [{"role": "user", "content": "<script>alert(1)</script>",
+                                           "api_key": "sk-stolen"}],
+               "turns": [], "paused_turn": None, "updated_at": "2026-01-01T00:00:00Z"}
+    result = await chat.restore(hostile, {"notebook": True, "cell_id": "k"})
+    assert "can't be used" in result["notice"]
+    assert chat.widget.notice == result["notice"]
+    await chat.send("hello")
+    assert all(m["kind"] != "persist" for m in sent(chat))
+    assert chat.messages[0]["content"] == "hello"
+
+
+async def test_without_a_notebook_the_chat_says_so_and_keeps_the_conversation_in_the_given_store(
+        tmp_path: Path, recording_comms: list[RecordingComm]) -> None:
+    store = FileStore(tmp_path / "chat.json")
+    chat = Chat(ScriptedProvider().text("kept"), key="k", store=store)
+    result = await chat.restore(None, {"notebook": False, "cell_id": None})
+    assert "No notebook document is reachable" in result["notice"]
+    assert "FileStore" in result["notice"]
+    await chat.send("hi")
+    assert [m["content"] for m in store.load("k")["messages"]] == ["hi", "kept"]
+    again = Chat(ScriptedProvider(), key="k", store=FileStore(tmp_path / "chat.json"))
+    assert [m["content"] for m in again.messages] == ["hi", "kept"]
+
+
+async def test_a_ready_from_the_browser_is_answered_with_a_snapshot_of_the_conversation(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider().text("hello"), key="k")
+    await chat.send("hi")
+    chat.widget._handle_custom_msg({"kind": "ready", "notebook": True, "cell_id": "k", "record": None}, [])
+    await settle()
+    snapshot = next(m for m in reversed(sent(chat)) if m["kind"] == "snapshot")
+    assert [m["content"] for m in snapshot["view"]["messages"]] == ["hi", "hello"]
+
+
+async def test_a_send_action_from_the_browser_streams_deltas_and_ends_with_a_snapshot(
+        recording_comms: list[RecordingComm]) -> None:
+    text = "word " * 300
+    chat = Chat(ScriptedProvider().text(text, chunks=300, delay=0.0005), key="k")
+    chat.widget._handle_custom_msg({"kind": "send", "text": "go", "request_id": "r1"}, [])
+    while chat.state.request_state != "completed":
+        await asyncio.sleep(0.01)
+    chat.widget.flush()
+    messages = sent(chat)
+    deltas = [m for m in messages if m["kind"] == "delta"]
+    assert len(messages) < 200
+    final = next(m for m in reversed(messages) if m["kind"] == "snapshot")
+    assert final["view"]["messages"][-1]["content"] == text
+    assert any(r["kind"] == "action_result" and r["request_id"] == "r1" and r["ok"] for r in messages)
+    assert deltas

@@ -1,0 +1,102 @@
+"""Shared parts for the widget's kernel-side tests: a small in-memory controller and a recording comm.
+
+`InMemoryController` implements the widget's controller protocol over a plain list of message views; it is a
+stand-in for the engine facade, not a mock of one (no expectations, it just keeps a conversation).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from comm.base_comm import BaseComm
+
+
+class InMemoryController:
+    def __init__(self, messages: list[dict[str, Any]] | None = None) -> None:
+        self.messages: list[dict[str, Any]] = messages or []
+        self.status: dict[str, Any] = {"request_state": "idle", "processing_state": None, "error": None}
+        self.subscribers: list[Any] = []
+        self.calls: list[tuple[Any, ...]] = []
+        self.fail_with: Exception | None = None
+        self.restore_result: dict[str, Any] = {}
+
+    # views and events
+    def view_state(self) -> dict[str, Any]:
+        return {
+            "messages": copy.deepcopy(self.messages),
+            "status": dict(self.status),
+            "continue_offer": None,
+            "notice": None,
+        }
+
+    def message_view(self, message_id: str) -> dict[str, Any] | None:
+        for message in self.messages:
+            if message["id"] == message_id:
+                return message
+        return None
+
+    def subscribe(self, callback: Any) -> Any:
+        self.subscribers.append(callback)
+        return lambda: self.subscribers.remove(callback)
+
+    def emit(self, kind: str, message_id: str | None = None) -> None:
+        for callback in list(self.subscribers):
+            callback({"kind": kind, "message_id": message_id})
+
+    # changes a test drives
+    def add(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.emit("state")
+
+    def append(self, message_id: str, text: str, field: str = "content") -> None:
+        message = self.message_view(message_id)
+        assert message is not None
+        message[field] = (message.get(field) or "") + text
+        self.emit("message", message_id)
+
+    def set_request_state(self, state: str) -> None:
+        self.status["request_state"] = state
+        self.emit("state")
+
+    # actions
+    async def _record(self, *call: Any) -> None:
+        self.calls.append(call)
+        if self.fail_with is not None:
+            raise self.fail_with
+
+    async def send(self, text: str) -> None:
+        await self._record("send", text)
+
+    async def stop(self) -> None:
+        await self._record("stop")
+
+    async def approve(self, tool_call_id: str, arguments: str | None) -> None:
+        await self._record("approve", tool_call_id, arguments)
+
+    async def deny(self, tool_call_id: str, reason: str | None) -> None:
+        await self._record("deny", tool_call_id, reason)
+
+    async def continue_turn(self, instruction: str | None) -> None:
+        await self._record("continue", instruction)
+
+    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
+        await self._record("restore", record, info)
+        return self.restore_result
+
+    def persisted(self, key: str, ok: bool, error: str | None) -> None:
+        self.calls.append(("persisted", key, ok, error))
+
+
+class RecordingComm(BaseComm):
+    """A comm without a kernel that keeps every custom message the widget sends to the browser."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.sent: list[dict[str, Any]] = []
+        super().__init__(**kwargs)
+
+    def publish_msg(
+        self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any
+    ) -> None:
+        if msg_type == "comm_msg" and isinstance(data, dict) and data.get("method") == "custom":
+            self.sent.append(data["content"])
