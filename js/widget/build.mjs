@@ -1,0 +1,23 @@
+// Bundles src/index.js into notebook_chat/static/widget.js (+ widget.css). `node build.mjs [--watch]`.
+import * as esbuild from "esbuild";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const options = {
+  entryPoints: [path.join(here, "src/index.js")],
+  outfile: path.join(here, "../../notebook_chat/static/widget.js"),
+  bundle: true,
+  format: "esm",
+  target: ["es2020"],
+  minify: true,
+  legalComments: "eof",
+  logLevel: "info",
+};
+
+if (process.argv.includes("--watch")) {
+  const ctx = await esbuild.context({ ...options, minify: false });
+  await ctx.watch();
+} else {
+  await esbuild.build(options);
+}

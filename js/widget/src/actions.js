@@ -1,0 +1,50 @@
+// Browser→kernel actions: the same table as notebook_chat/widget/actions.py (the kernel validates; this side only
+// builds them). Every action carries a request_id; the kernel answers with an "action_result".
+
+/** @type {Record<string, string[]>} kind -> payload fields */
+export const ACTIONS = {
+  ready: ["notebook", "cell_id", "record"],
+  send: ["text"],
+  stop: [],
+  approve: ["tool_call_id", "arguments"],
+  deny: ["tool_call_id", "reason"],
+  continue: ["instruction"],
+  persisted: ["key", "ok", "error"],
+};
+
+export class ActionSender {
+  /** @param {(msg: object) => void} post */
+  constructor(post) {
+    this.post = post;
+    this.prefix = Math.random().toString(36).slice(2, 8);
+    this.counter = 0;
+    /** @type {Map<string, (error: string) => void>} */
+    this.onError = new Map();
+  }
+
+  /**
+   * @param {{kind: string} & Record<string, any>} msg
+   * @param {(error: string) => void} [onError] shown next to the control that sent it
+   */
+  send(msg, onError) {
+    if (!(msg.kind in ACTIONS)) throw new Error(`unknown action kind ${msg.kind}`);
+    const request_id = `${this.prefix}-${++this.counter}`;
+    if (onError) this.onError.set(request_id, onError);
+    this.post({ ...msg, request_id });
+    return request_id;
+  }
+
+  /**
+   * An "action_result" from the kernel. Returns false when the result is not for this view.
+   * @param {{request_id: string|null, ok: boolean, error: string|null}} result
+   * @param {(error: string) => void} fallback for errors without a registered handler
+   */
+  result(result, fallback) {
+    const id = result.request_id;
+    if (id !== null && !id.startsWith(`${this.prefix}-`)) return false;
+    const handler = id === null ? undefined : this.onError.get(id);
+    if (id !== null) this.onError.delete(id);
+    if (!result.ok) (handler ?? fallback)(result.error ?? "the action failed");
+    return true;
+  }
+}

@@ -1,0 +1,141 @@
+// Markdown for untrusted model output: marked (GFM) + KaTeX (MathML output: no fonts, no CSS), then DOMPurify,
+// then highlight.js on the sanitized DOM (hljs escapes its input, so its markup is safe to insert).
+import { Marked } from "marked";
+import markedKatex from "marked-katex-extension";
+import DOMPurify from "dompurify";
+import hljs from "highlight.js/lib/core";
+import python from "highlight.js/lib/languages/python";
+import javascript from "highlight.js/lib/languages/javascript";
+import bash from "highlight.js/lib/languages/bash";
+import json from "highlight.js/lib/languages/json";
+import sql from "highlight.js/lib/languages/sql";
+
+hljs.registerLanguage("python", python);
+hljs.registerLanguage("javascript", javascript);
+hljs.registerLanguage("bash", bash);
+hljs.registerLanguage("json", json);
+hljs.registerLanguage("sql", sql);
+const ALIASES = { py: "python", js: "javascript", sh: "bash", shell: "bash", console: "bash", zsh: "bash" };
+
+const marked = new Marked({ gfm: true, breaks: false, async: false });
+marked.use(markedKatex({ throwOnError: false, output: "mathml" }));
+
+const purify = DOMPurify();
+purify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A" && node.hasAttribute("href")) {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer");
+  }
+});
+
+const SANITIZE = {
+  // no inline styles or style sheets (they could restyle or cover the widget), no form controls (they could
+  // pose as our buttons), no data-* attributes (our own controls and tests key on them)
+  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "option", "iframe", "object", "embed"],
+  FORBID_ATTR: ["style"],
+  ALLOW_DATA_ATTR: false,
+  // KaTeX's MathML carries the TeX source in <annotation>: drop it with its text; <semantics> is unwrapped
+  ADD_FORBID_CONTENTS: ["annotation", "annotation-xml"],
+};
+
+/** Sanitize untrusted HTML (markdown output, tool displays). @param {string} html @returns {string} */
+export function sanitize(html) {
+  return /** @type {string} */ (purify.sanitize(html, SANITIZE));
+}
+
+/** @param {string} text @returns {string} sanitized HTML */
+export function renderMarkdown(text) {
+  let html;
+  try {
+    html = /** @type {string} */ (marked.parse(text));
+  } catch (err) {
+    html = `<pre>${escapeHtml(text)}</pre>`;
+  }
+  return sanitize(html);
+}
+
+/** @param {string} text */
+export function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Highlight code blocks of a freshly rendered element and give each a toolbar (Copy; Insert cell below when the
+ * notebook bridge can). `cache` maps "lang\0code" to highlighted HTML so a streaming re-render stays cheap.
+ * @param {HTMLElement} root
+ * @param {{cache: Map<string,string>, insertCell: ((code: string) => void) | null}} options
+ */
+export function enhanceCodeBlocks(root, { cache, insertCell }) {
+  const used = new Set();
+  for (const code of root.querySelectorAll("pre > code")) {
+    const pre = /** @type {HTMLElement} */ (code.parentElement);
+    const source = code.textContent ?? "";
+    const lang = languageOf(code);
+    if (lang) {
+      const key = `${lang}\u0000${source}`;
+      let html = cache.get(key);
+      if (html === undefined) {
+        html = hljs.highlight(source, { language: lang, ignoreIllegals: true }).value;
+        cache.set(key, html);
+      }
+      used.add(key);
+      code.innerHTML = html;
+      code.classList.add("hljs");
+    }
+    codeBlock(pre, source, lang, insertCell);
+  }
+  for (const key of cache.keys()) if (!used.has(key)) cache.delete(key);
+}
+
+/** @param {Element} code @returns {string|null} */
+function languageOf(code) {
+  const match = /(?:^|\s)language-([\w+-]+)/.exec(code.className);
+  if (!match) return null;
+  const name = match[1].toLowerCase();
+  const lang = ALIASES[/** @type {keyof typeof ALIASES} */ (name)] ?? name;
+  return hljs.getLanguage(lang) ? lang : null;
+}
+
+/**
+ * @param {HTMLElement} pre @param {string} source @param {string|null} lang
+ * @param {((code: string) => void) | null} insertCell
+ */
+function codeBlock(pre, source, lang, insertCell) {
+  const wrap = document.createElement("div");
+  wrap.className = "nbc-code";
+  const bar = document.createElement("div");
+  bar.className = "nbc-code-bar";
+  const label = document.createElement("span");
+  label.className = "nbc-code-lang";
+  label.textContent = lang ?? "";
+  const copy = button("Copy", "copy-code");
+  copy.addEventListener("click", () => {
+    navigator.clipboard?.writeText(source).then(
+      () => flash(copy, "Copied"),
+      () => flash(copy, "Copy failed"),
+    );
+  });
+  const insert = button("Insert cell below", "insert-cell");
+  insert.hidden = insertCell === null;
+  if (insertCell) insert.addEventListener("click", () => insertCell(source));
+  bar.append(label, copy, insert);
+  pre.before(wrap);
+  wrap.append(bar, pre);
+}
+
+/** @param {string} text @param {string} action */
+export function button(text, action) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = `nbc-button nbc-button-${action}`;
+  b.dataset.action = action;
+  b.textContent = text;
+  return b;
+}
+
+/** @param {HTMLButtonElement} b @param {string} text */
+function flash(b, text) {
+  const before = b.textContent;
+  b.textContent = text;
+  setTimeout(() => (b.textContent = before), 1200);
+}

@@ -1,0 +1,258 @@
+// The message list: one DOM node per message, keyed by id. A delta touches only its message; a snapshot
+// reconciles by id. Markdown re-renders at most once per animation frame per message (less often when a
+// render is slow), never the whole conversation.
+import { enhanceCodeBlocks, renderMarkdown } from "./markdown.js";
+import { ToolCard } from "./tool_card.js";
+
+/**
+ * @typedef {{id: string, role: string, content?: string|null, reasoning_content?: string, hidden?: boolean,
+ *   loading?: boolean, error?: string, tool_calls?: import("./tool_card.js").ToolCallView[]}} MessageView
+ * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null}} Hooks
+ */
+
+/** Runs dirty renders once per frame. */
+class FrameScheduler {
+  constructor() {
+    /** @type {Set<MessageNode>} */
+    this.dirty = new Set();
+    this.frame = 0;
+  }
+  /** @param {MessageNode} node */
+  add(node) {
+    this.dirty.add(node);
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.run());
+  }
+  run() {
+    this.frame = 0;
+    const now = performance.now();
+    const nodes = [...this.dirty];
+    this.dirty.clear();
+    for (const node of nodes) {
+      if (node.disposed) continue;
+      if (!node.render(now)) this.add(node);
+    }
+  }
+  dispose() {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.dirty.clear();
+  }
+}
+
+export class MessageList {
+  /** @param {Hooks} hooks */
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.el = document.createElement("div");
+    this.el.className = "nbc-messages";
+    /** @type {Map<string, MessageNode>} */
+    this.nodes = new Map();
+    this.scheduler = new FrameScheduler();
+  }
+
+  /** @param {MessageView[]} messages the full list from a snapshot */
+  reconcile(messages) {
+    const visible = messages.filter((m) => !m.hidden && (m.role === "user" || m.role === "assistant"));
+    const keep = new Set(visible.map((m) => m.id));
+    for (const [id, node] of this.nodes) {
+      if (!keep.has(id)) {
+        node.dispose();
+        this.nodes.delete(id);
+      }
+    }
+    // walk message elements only: other children (the Continue box) stay where they are
+    let cursor = nextMessageEl(this.el.firstChild);
+    for (const message of visible) {
+      let node = this.nodes.get(message.id);
+      if (!node) {
+        node = new MessageNode(message, this.hooks, this.scheduler);
+        this.nodes.set(message.id, node);
+      } else {
+        node.update(message);
+      }
+      if (node.el !== cursor) this.el.insertBefore(node.el, cursor);
+      else cursor = nextMessageEl(cursor.nextSibling);
+    }
+  }
+
+  /** @param {{id: string, field: string, append: string}[]} ops */
+  applyDelta(ops) {
+    for (const op of ops) this.nodes.get(op.id)?.append(op.field, op.append);
+  }
+
+  /** @param {string} id */
+  node(id) {
+    return this.nodes.get(id) ?? null;
+  }
+
+  /** Re-render code toolbars when the notebook bridge (Insert cell) becomes known. */
+  refreshAll() {
+    for (const node of this.nodes.values()) node.markDirty();
+  }
+
+  dispose() {
+    this.scheduler.dispose();
+    for (const node of this.nodes.values()) node.dispose();
+    this.nodes.clear();
+  }
+}
+
+/** @param {ChildNode|null} node @returns {HTMLElement|null} */
+function nextMessageEl(node) {
+  while (node && !(node instanceof HTMLElement && node.dataset.messageId)) node = node.nextSibling;
+  return /** @type {HTMLElement|null} */ (node);
+}
+
+class MessageNode {
+  /** @param {MessageView} message @param {Hooks} hooks @param {FrameScheduler} scheduler */
+  constructor(message, hooks, scheduler) {
+    this.hooks = hooks;
+    this.scheduler = scheduler;
+    this.disposed = false;
+    this.content = "";
+    this.reasoning = "";
+    this.renderedContent = null;
+    this.lastRender = 0;
+    this.renderCost = 0;
+    /** @type {Map<string, string>} */
+    this.highlightCache = new Map();
+    /** @type {Map<string, ToolCard>} */
+    this.cards = new Map();
+    this.signature = "";
+
+    const el = (this.el = document.createElement("div"));
+    el.className = `nbc-message nbc-${message.role}`;
+    el.dataset.messageId = message.id;
+    el.dataset.role = message.role;
+    this.thinking = document.createElement("details");
+    this.thinking.className = "nbc-thinking";
+    const summary = document.createElement("summary");
+    summary.textContent = "Thinking";
+    this.thinkingBody = document.createElement("div");
+    this.thinkingBody.className = "nbc-thinking-body";
+    this.thinking.append(summary, this.thinkingBody);
+    this.thinking.hidden = true;
+    this.body = document.createElement("div");
+    this.body.className = "nbc-content";
+    this.tools = document.createElement("div");
+    this.tools.className = "nbc-tools";
+    this.error = document.createElement("div");
+    this.error.className = "nbc-message-error";
+    this.error.hidden = true;
+    el.append(this.thinking, this.body, this.tools, this.error);
+    this.update(message);
+  }
+
+  /** @param {MessageView} message */
+  update(message) {
+    const signature = JSON.stringify(message);
+    if (signature === this.signature) {
+      for (const card of this.cards.values()) card.setBusy(false);
+      return;
+    }
+    this.signature = signature;
+    const wasLoading = this.el.dataset.loading === "true";
+    const loading = message.loading === true;
+    this.el.dataset.loading = String(loading);
+    this.setContent(message.content ?? "");
+    this.setReasoning(message.reasoning_content ?? "");
+    if (!this.thinking.hidden) {
+      if (loading && !this.thinking.dataset.touched) this.thinking.open = true;
+      if (wasLoading && !loading) this.thinking.open = false;
+    }
+    this.error.textContent = message.error ?? "";
+    this.error.hidden = !message.error;
+    this.updateCards(message.tool_calls ?? []);
+  }
+
+  /** @param {string} field @param {string} text */
+  append(field, text) {
+    this.signature = "";
+    if (field === "content") this.setContent(this.content + text);
+    else if (field === "reasoning_content") this.appendReasoning(text);
+    else if (field.startsWith("args:")) this.cards.get(field.slice(5))?.appendArgs(text);
+  }
+
+  /** @param {string} text */
+  setContent(text) {
+    if (text === this.content && this.renderedContent !== null) return;
+    this.content = text;
+    this.markDirty();
+  }
+
+  markDirty() {
+    this.renderedContent = null;
+    this.scheduler.add(this);
+  }
+
+  /** @param {string} text */
+  setReasoning(text) {
+    if (text === this.reasoning) return;
+    this.reasoning = text;
+    this.thinkingBody.textContent = text;
+    this.showThinking();
+  }
+
+  /** @param {string} text */
+  appendReasoning(text) {
+    this.reasoning += text;
+    this.thinkingBody.append(text);
+    this.showThinking();
+  }
+
+  showThinking() {
+    if (this.thinking.hidden && this.reasoning !== "") {
+      this.thinking.hidden = false;
+      this.thinking.open = this.el.dataset.loading === "true";
+      this.thinking.addEventListener("toggle", () => (this.thinking.dataset.touched = "1"), { once: true });
+    }
+  }
+
+  /**
+   * Render the markdown now unless the last render was slow and recent (then ask for a later frame).
+   * @param {number} now @returns {boolean} false to be called again next frame
+   */
+  render(now) {
+    if (this.renderedContent === this.content) return true;
+    if (now - this.lastRender < this.renderCost * 3) return false;
+    const start = performance.now();
+    if (this.el.dataset.role === "user") {
+      this.body.textContent = this.content;
+    } else {
+      this.body.innerHTML = renderMarkdown(this.content);
+      enhanceCodeBlocks(this.body, { cache: this.highlightCache, insertCell: this.hooks.insertCell() });
+    }
+    this.renderedContent = this.content;
+    this.lastRender = performance.now();
+    this.renderCost = this.lastRender - start;
+    return true;
+  }
+
+  /** @param {import("./tool_card.js").ToolCallView[]} calls */
+  updateCards(calls) {
+    const keep = new Set(calls.map((c) => c.id));
+    for (const [id, card] of this.cards) {
+      if (!keep.has(id)) {
+        card.el.remove();
+        this.cards.delete(id);
+      }
+    }
+    /** @type {ChildNode|null} */
+    let cursor = this.tools.firstChild;
+    for (const call of calls) {
+      let card = this.cards.get(call.id);
+      if (card) card.update(call);
+      else {
+        card = new ToolCard(call, this.hooks.send);
+        this.cards.set(call.id, card);
+      }
+      // move a card only when out of place: moving it would blur an argument edit in progress
+      if (card.el !== cursor) this.tools.insertBefore(card.el, cursor);
+      else cursor = cursor.nextSibling;
+    }
+  }
+
+  dispose() {
+    this.disposed = true;
+    this.el.remove();
+  }
+}

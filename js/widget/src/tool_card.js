@@ -1,0 +1,239 @@
+// One card per tool call: name, arguments, status, result/error/display; Approve / Deny while awaiting approval.
+import { button, sanitize } from "./markdown.js";
+
+const STATUS_LABEL = {
+  running: "running",
+  success: "done",
+  failed: "failed",
+  cancelled: "cancelled",
+  "awaiting-approval": "awaiting approval",
+  denied: "denied",
+};
+
+/**
+ * @typedef {{id: string, name: string, arguments: string, status: string, result?: string, error?: string,
+ *   display?: Record<string, any>, edited_arguments?: string}} ToolCallView
+ * @typedef {(msg: object, onError?: (error: string) => void) => void} SendAction
+ */
+
+export class ToolCard {
+  /** @param {ToolCallView} call @param {SendAction} send */
+  constructor(call, send) {
+    this.send = send;
+    this.call = call;
+    this.signature = "";
+    this.el = document.createElement("div");
+    this.el.className = "nbc-tool";
+    this.el.dataset.toolCallId = call.id;
+    this.update(call);
+  }
+
+  /** A snapshot: redraw only when something changed; keep an edit in progress when the call still awaits. */
+  /** @param {ToolCallView} call */
+  update(call) {
+    const signature = JSON.stringify(call);
+    if (signature === this.signature) {
+      this.setBusy(false);
+      return;
+    }
+    const keepEdit =
+      this.editor && call.status === "awaiting-approval" && this.call.arguments === call.arguments
+        ? this.editor.value
+        : null;
+    this.call = call;
+    this.signature = signature;
+    this.draw(keepEdit);
+  }
+
+  /** @param {string} text streamed argument text */
+  appendArgs(text) {
+    this.call = { ...this.call, arguments: (this.call.arguments ?? "") + text };
+    this.signature = "";
+    if (this.argsEl) this.argsEl.append(text);
+  }
+
+  /** @param {string|null} keepEdit */
+  draw(keepEdit) {
+    const call = this.call;
+    const el = this.el;
+    el.dataset.status = call.status;
+    el.replaceChildren();
+    this.editor = null;
+    this.argsEl = null;
+    this.busy = false;
+    this.buttons = [];
+    this.validate = null;
+
+    const head = div("nbc-tool-head");
+    const name = div("nbc-tool-name");
+    name.textContent = call.name || "(unnamed tool)";
+    const badge = div("nbc-tool-status");
+    badge.dataset.status = call.status;
+    badge.textContent = STATUS_LABEL[/** @type {keyof typeof STATUS_LABEL} */ (call.status)] ?? call.status;
+    head.append(name, badge);
+    el.append(head);
+
+    if (call.status === "awaiting-approval") {
+      el.append(this.approvalForm(keepEdit ?? call.edited_arguments ?? call.arguments ?? "{}"));
+    } else {
+      const args = document.createElement("pre");
+      args.className = "nbc-tool-args";
+      args.textContent = call.edited_arguments ?? call.arguments ?? "";
+      this.argsEl = args;
+      el.append(args);
+      if (call.edited_arguments != null) el.append(note("nbc-tool-edited", "arguments edited before approval"));
+    }
+    if (call.result != null && call.result !== "") {
+      const result = document.createElement("pre");
+      result.className = "nbc-tool-result";
+      result.textContent = call.result;
+      el.append(result);
+    }
+    if (call.display) el.append(renderDisplay(call.display));
+    if (call.error) el.append(note("nbc-tool-error", call.error));
+    this.actionError = note("nbc-action-error", "");
+    this.actionError.hidden = true;
+    el.append(this.actionError);
+  }
+
+  /** @param {string} initial */
+  approvalForm(initial) {
+    const form = div("nbc-tool-approval");
+    const editor = document.createElement("textarea");
+    editor.className = "nbc-tool-args-editor";
+    editor.dataset.field = "arguments";
+    editor.spellcheck = false;
+    editor.value = initial;
+    editor.rows = Math.min(12, Math.max(2, initial.split("\n").length));
+    this.editor = editor;
+    const invalid = note("nbc-tool-args-invalid", "");
+    invalid.hidden = true;
+
+    const approve = button("Approve", "approve");
+    const deny = button("Deny", "deny");
+    const actions = div("nbc-tool-actions");
+    actions.append(approve, deny);
+
+    const denyForm = div("nbc-deny-form");
+    denyForm.hidden = true;
+    const reason = document.createElement("input");
+    reason.type = "text";
+    reason.className = "nbc-deny-reason";
+    reason.dataset.field = "deny-reason";
+    reason.placeholder = "Reason (optional, sent to the model)";
+    const confirm = button("Deny tool call", "deny-confirm");
+    const cancel = button("Cancel", "deny-cancel");
+    denyForm.append(reason, confirm, cancel);
+
+    const validate = () => {
+      const problem = argumentsProblem(editor.value);
+      invalid.textContent = problem ?? "";
+      invalid.hidden = problem === null;
+      approve.disabled = problem !== null || this.busy === true;
+      approve.dataset.invalid = String(problem !== null);
+    };
+    editor.addEventListener("input", validate);
+    editor.addEventListener("keydown", (e) => e.stopPropagation());
+    reason.addEventListener("keydown", (e) => {
+      e.stopPropagation();
+      if (e.key === "Enter") confirm.click();
+      if (e.key === "Escape") cancel.click();
+    });
+
+    approve.addEventListener("click", () => {
+      if (argumentsProblem(editor.value) !== null) return;
+      const edited = editor.value.trim() === (this.call.arguments ?? "").trim() ? null : editor.value;
+      this.act({ kind: "approve", tool_call_id: this.call.id, arguments: edited });
+    });
+    deny.addEventListener("click", () => {
+      denyForm.hidden = false;
+      actions.hidden = true;
+      reason.focus();
+    });
+    cancel.addEventListener("click", () => {
+      denyForm.hidden = true;
+      actions.hidden = false;
+    });
+    confirm.addEventListener("click", () => {
+      const text = reason.value.trim();
+      this.act({ kind: "deny", tool_call_id: this.call.id, reason: text === "" ? null : text });
+    });
+    this.buttons = [approve, deny, confirm, cancel];
+    this.validate = validate;
+    form.append(editor, invalid, actions, denyForm);
+    validate();
+    return form;
+  }
+
+  /** @param {object} msg */
+  act(msg) {
+    this.setBusy(true);
+    if (this.actionError) this.actionError.hidden = true;
+    this.send(msg, (error) => {
+      this.setBusy(false);
+      if (this.actionError) {
+        this.actionError.textContent = error;
+        this.actionError.hidden = false;
+      }
+    });
+  }
+
+  /** Buttons stay disabled after a click until the next snapshot (no double send). @param {boolean} busy */
+  setBusy(busy) {
+    this.busy = busy;
+    for (const b of this.buttons ?? []) b.disabled = busy;
+    if (!busy && this.validate) this.validate();
+  }
+}
+
+/** @param {string} text @returns {string|null} why the text can't be sent as arguments, or null */
+export function argumentsProblem(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return `Arguments are not valid JSON: ${/** @type {Error} */ (err).message}`;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return "Arguments must be a JSON object.";
+  }
+  return null;
+}
+
+/** A tool's display (a mime bundle): the richest safe representation. @param {Record<string, any>} bundle */
+function renderDisplay(bundle) {
+  const box = div("nbc-tool-display");
+  for (const mime of ["image/png", "image/jpeg", "image/gif"]) {
+    if (typeof bundle[mime] === "string") {
+      const img = document.createElement("img");
+      img.src = `data:${mime};base64,${bundle[mime].replace(/\s/g, "")}`;
+      img.alt = bundle["text/plain"] ?? "tool output";
+      box.append(img);
+      return box;
+    }
+  }
+  for (const mime of ["image/svg+xml", "text/html"]) {
+    if (typeof bundle[mime] === "string") {
+      box.innerHTML = sanitize(bundle[mime]);
+      return box;
+    }
+  }
+  const pre = document.createElement("pre");
+  pre.textContent = typeof bundle["text/plain"] === "string" ? bundle["text/plain"] : JSON.stringify(bundle);
+  box.append(pre);
+  return box;
+}
+
+/** @param {string} className */
+function div(className) {
+  const d = document.createElement("div");
+  d.className = className;
+  return d;
+}
+
+/** @param {string} className @param {string} text */
+function note(className, text) {
+  const d = div(className);
+  d.textContent = text;
+  return d;
+}
