@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+NOTEBOOK_CHAT_SKIP_CHROMIUM=1 bash scripts/setup.sh
 BIN="${NOTEBOOK_CHAT_VENV:-.venv}/bin"
 
 extra=()

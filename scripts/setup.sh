@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 VENV="${NOTEBOOK_CHAT_VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 
-if [ ! -x /usr/bin/chromium ]; then
+if [ ! -x /usr/bin/chromium ] && [ "${NOTEBOOK_CHAT_SKIP_CHROMIUM:-0}" != "1" ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     echo "[setup] installing Debian chromium (browser tests)"
     apt-get update -qq
