@@ -13,10 +13,23 @@ from ..engine.provider import CancelHandle
 from . import openai_stream
 from .openai_errors import INCOMPLETE_MESSAGE, to_provider_error
 
+TOOL_ONLY_OPTIONS = ("tool_choice", "parallel_tool_calls")
+"""Options OpenAI accepts only next to a non-empty ``tools`` list ("'tool_choice' is only allowed when 'tools'
+are specified")."""
+
 
 def provider_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages without engine-only fields (``id``, ``state``, ``metadata``, ...)."""
     return [{key: value for key, value in m.items() if key not in ENGINE_ONLY_FIELDS} for m in messages]
+
+
+def drop_tool_options_without_tools(request: dict[str, Any]) -> dict[str, Any]:
+    """Without tools (e.g. the closing request after ``max_tool_rounds``: ``tool_choice="none"``, no ``tools``)
+    an empty ``tools`` list and the tool-only options go: "no tools" already means no tool calls."""
+    if not request.get("tools"):
+        for key in ("tools", *TOOL_ONLY_OPTIONS):
+            request.pop(key, None)
+    return request
 
 
 class OpenAIChat:
@@ -77,7 +90,7 @@ class OpenAIChat:
         request["messages"] = provider_messages(list(body.get("messages") or []))
         stream_options = dict(request.get("stream_options") or {})
         request.update(stream=True, stream_options={**stream_options, "include_usage": True})
-        return request
+        return drop_tool_options_without_tools(request)
 
     async def __call__(self, body: dict[str, Any], cancel: CancelHandle) -> AsyncIterator[dict[str, Any]]:
         request = self.request_body(body)

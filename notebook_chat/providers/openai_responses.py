@@ -16,7 +16,7 @@ from ..engine.errors import ProviderError
 from ..engine.provider import CancelHandle
 from . import openai_stream
 from .converters.responses import check_responses, to_responses_input, tools_to_responses
-from .openai_chat import OpenAIChat, provider_messages
+from .openai_chat import OpenAIChat, drop_tool_options_without_tools, provider_messages
 from .openai_errors import INCOMPLETE_MESSAGE
 from .openai_responses_events import ResponsesChunkMapper
 
@@ -38,7 +38,7 @@ def _tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def responses_request(model: str, options: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     """The JSON body sent to ``/responses`` for the engine's Chat-shaped ``body``."""
-    merged = {**options, **body}
+    merged = drop_tool_options_without_tools({**options, **body})
     request: dict[str, Any] = {"model": model}
     items = to_responses_input(provider_messages(list(merged.pop("messages", None) or [])))
     check_responses(items)

@@ -44,8 +44,8 @@ def provider_label(provider: Any) -> str:
 class Chat:
     """``Chat()`` as the last line of a cell shows the chat; ``await chat.send("...")`` drives it from code."""
 
-    def __init__(self, provider: Any = None, *, model: str | None = None, tools: Iterable[Tool | Callable[..., Any]] = (),
-                 system: str | None = None, key: str | None = None, store: ConversationStore | None = None,
+    def __init__(self, provider: Any = None, *, model: str | None = None,
+                 tools: Iterable[Tool | Callable[..., Any]] = (), system: str | None = None, key: str | None = None, store: ConversationStore | None = None,
                  plugins: Iterable[Plugin] = (), auto_continue_length: bool = False) -> None:
         self.provider = provider if provider is not None else default_provider(model)
         self._tools = list(tools)
@@ -154,7 +154,16 @@ class Chat:
         return None
 
     async def send(self, text: str) -> None:
-        """Send a user message and wait until the turn completes, pauses for approval, stops or fails."""
+        """Send a user message and wait until the turn completes, pauses for approval, stops or fails.
+
+        A provider failure does not raise: it ends the turn in ``error`` (see ``chat.state.error``) and Continue is
+        offered. Sending while a turn runs or waits for an approval raises ``ValueError``.
+        """
+        if not text.strip():
+            raise ValueError("the message is empty")
+        if not self.engine.state.can_start_turn:
+            waiting = "waits for an approval" if self.engine.state.is_paused else "is running"
+            raise ValueError(f"a turn {waiting}: wait for it, stop it, or decide the pending tool calls first")
         with contextlib.suppress(ProviderError):
             await self.engine.send_message(text)
 

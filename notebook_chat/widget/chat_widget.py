@@ -60,7 +60,7 @@ class ChatWidget(anywidget.AnyWidget):
 
     # kernel → browser ------------------------------------------------------------
 
-    def persist(self, key: str, record: dict[str, Any]) -> None:
+    def persist(self, key: str, record: dict[str, Any] | None) -> None:
         """Ask the browser to write `record` to metadata["notebook_chat"]["conversations"][key].
 
         The browser acknowledges with a "persisted" action (see `last_persist_ack`).

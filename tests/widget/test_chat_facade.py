@@ -200,9 +200,11 @@ async def test_a_send_action_from_the_browser_streams_deltas_and_ends_with_a_sna
         recording_comms: list[RecordingComm]) -> None:
     text = "word " * 300
     chat = Chat(ScriptedProvider().text(text, chunks=300, delay=0.0005), key="k")
+    done = asyncio.Event()
+    chat.subscribe(lambda event: done.set() if chat.state.request_state == "completed" else None)
     chat.widget._handle_custom_msg({"kind": "send", "text": "go", "request_id": "r1"}, [])
-    while chat.state.request_state != "completed":
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(done.wait(), 10)
+    await settle()
     chat.widget.flush()
     messages = sent(chat)
     deltas = [m for m in messages if m["kind"] == "delta"]
@@ -211,3 +213,14 @@ async def test_a_send_action_from_the_browser_streams_deltas_and_ends_with_a_sna
     assert final["view"]["messages"][-1]["content"] == text
     assert any(r["kind"] == "action_result" and r["request_id"] == "r1" and r["ok"] for r in messages)
     assert deltas
+
+
+async def test_sending_while_a_turn_waits_for_approval_is_refused_with_a_clear_error(
+        recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    provider = ScriptedProvider().tool_calls([{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}])
+    chat = approval_chat(provider, ran)
+    await chat.send("drop t1")
+    with pytest.raises(ValueError, match="waits for an approval"):
+        await chat.send("something else")
+    assert len(provider.requests) == 1

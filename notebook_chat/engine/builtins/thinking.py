@@ -31,7 +31,14 @@ class ThinkingPlugin(Plugin):
             ctx.notify()
 
     async def on_after_request(self, ctx: PluginContext) -> None:
-        message = ctx.assistant_message
+        self._close(ctx)
+
+    def on_finally(self, ctx: PluginContext) -> None:
+        self._close(ctx)  # a stop or a failure mid-reasoning skips on_after_request
+
+    @staticmethod
+    def _close(ctx: PluginContext) -> None:
+        message = ctx.streaming_message
         if message is not None and (message.get("state") or {}).get("thinking"):
             message["state"]["thinking"] = False
             message["state"]["thinking_open"] = False

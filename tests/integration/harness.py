@@ -1,0 +1,127 @@
+"""An engine with real tools over the real openai client against FakeOpenAIServer, and the checks every test shares."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from notebook_chat.engine import EngineEvent, MessageEngine
+from notebook_chat.engine.history import prepare_for_request, validate
+from notebook_chat.plugins import ToolPlugin, tool
+from notebook_chat.providers import OpenAIChat, OpenAIResponses
+from notebook_chat.providers.converters import (
+    check_anthropic,
+    check_chat,
+    check_gemini,
+    check_responses,
+    to_anthropic,
+    to_chat_messages,
+    to_gemini,
+    to_responses_input,
+)
+from notebook_chat.testing import FakeOpenAIServer, RecordedRequest
+
+Api = Literal["chat", "responses"]
+APIS: tuple[Api, ...] = ("chat", "responses")
+MODEL = "gpt-test"
+
+
+class Ledger:
+    """Real tools with real side effects the tests can count: every run appends its name and arguments."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[str, dict[str, Any]]] = []
+        self.slow_started = asyncio.Event()
+
+    def tools(self) -> list[Any]:
+        ledger = self
+
+        @tool
+        def lookup(city: str) -> str:
+            """Look up the weather of a city."""
+            ledger.runs.append(("lookup", {"city": city}))
+            return f"sunny in {city}"
+
+        @tool
+        def add(a: int, b: int) -> str:
+            """Add two numbers."""
+            ledger.runs.append(("add", {"a": a, "b": b}))
+            return str(a + b)
+
+        @tool
+        async def slow(seconds: float) -> str:
+            """Wait for a while."""
+            ledger.runs.append(("slow", {"seconds": seconds}))
+            ledger.slow_started.set()
+            await asyncio.sleep(seconds)
+            return "done waiting"
+
+        return [lookup, add, slow]
+
+
+def make_engine(server: FakeOpenAIServer, ledger: Ledger, api: Api = "chat", *, timeout: float | None = None,
+                **tool_options: Any) -> MessageEngine:
+    """MessageEngine + ToolPlugin(real tools) + OpenAIChat/OpenAIResponses on the real client, no retries."""
+    kind = OpenAIChat if api == "chat" else OpenAIResponses
+    provider = kind(MODEL, base_url=server.base_url, api_key="test", max_retries=0, timeout=timeout)
+    return MessageEngine(provider, plugins=[ToolPlugin(ledger.tools(), **tool_options)])
+
+
+async def abort_after_first_text(engine: MessageEngine, text: str) -> None:
+    """Send ``text`` and press Stop as soon as the first piece of the reply's text arrived."""
+    arrived = asyncio.Event()
+
+    def on_event(event: EngineEvent) -> None:
+        if event.kind == "message" and event.field == "content":
+            arrived.set()
+
+    unsubscribe = engine.subscribe(on_event)
+    turn = asyncio.ensure_future(engine.send_message(text))
+    try:
+        await asyncio.wait_for(arrived.wait(), timeout=5)
+        await engine.abort()
+        await turn
+    finally:
+        unsubscribe()
+
+
+def assert_every_provider_accepts(messages: Sequence[Mapping[str, Any]]) -> None:
+    """The history rules hold, and OpenAI Chat, OpenAI Responses, Anthropic and Gemini would take the payload."""
+    assert validate(messages) == [], messages
+    check_chat(to_chat_messages(messages))
+    check_responses(to_responses_input(messages))
+    check_anthropic(*to_anthropic(messages))
+    check_gemini(*to_gemini(messages))
+
+
+def assert_request_is_valid_everywhere(request: RecordedRequest, engine: MessageEngine) -> None:
+    """What the server received is a history every provider accepts.
+
+    Chat Completions bodies carry the history itself; Responses bodies carry input items, which are checked by
+    the Responses rules, and the engine's history as it was prepared for that request is checked by all rules.
+    """
+    if request.path.endswith("/chat/completions"):
+        assert_every_provider_accepts(request.body["messages"])
+    else:
+        check_responses(request.body["input"])
+        assert_every_provider_accepts(prepare_for_request(engine.messages))
+
+
+def results_sent(body: Mapping[str, Any]) -> dict[str, str]:
+    """call id → result text in a Chat Completions or Responses request body."""
+    if "messages" in body:
+        return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
+    return {i["call_id"]: i["output"] for i in body["input"] if i.get("type") == "function_call_output"}
+
+
+def statuses(engine: MessageEngine) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for message in engine.messages:
+        for call_id, entry in ((message.get("state") or {}).get("tool_calls") or {}).items():
+            found[call_id] = entry["status"]
+    return found
+
+
+def last_turn(engine: MessageEngine) -> dict[str, Any]:
+    return engine.turns[-1]
