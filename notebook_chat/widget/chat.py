@@ -204,6 +204,8 @@ class Chat:
             self._notice = NO_NOTEBOOK.format(store=type(self.store).__name__)
             self._sync_notice()
             return {"notice": self._notice}
+        if self.store is not None and not isinstance(self.store, NotebookMetadataStore):
+            return {"notice": self._notice} if self._notice else {}  # the store the user chose wins
         notebook_store = NotebookMetadataStore(self.widget.persist)
         live = self._restored or len(self.engine.turns) > 0
         if not live and record is not None:
@@ -217,10 +219,9 @@ class Chat:
             if loaded.notice:
                 self._notice = loaded.notice
         self._restored = True
-        if not self._record_refused and self.store is None:
-            self.store = notebook_store
-            self._start_autosave(notebook_store)
-        elif not self._record_refused and isinstance(self.store, NotebookMetadataStore):
+        if not self._record_refused:
+            if not isinstance(self.store, NotebookMetadataStore):
+                self.store = notebook_store
             self._start_autosave(self.store)
         self._sync_notice()
         return {"notice": self._notice} if self._notice else {}
