@@ -44,9 +44,18 @@ def provider_label(provider: Any) -> str:
 class Chat:
     """``Chat()`` as the last line of a cell shows the chat; ``await chat.send("...")`` drives it from code."""
 
-    def __init__(self, provider: Any = None, *, model: str | None = None,
-                 tools: Iterable[Tool | Callable[..., Any]] = (), system: str | None = None, key: str | None = None, store: ConversationStore | None = None,
-                 plugins: Iterable[Plugin] = (), auto_continue_length: bool = False) -> None:
+    def __init__(
+        self,
+        provider: Any = None,
+        *,
+        model: str | None = None,
+        tools: Iterable[Tool | Callable[..., Any]] = (),
+        system: str | None = None,
+        key: str | None = None,
+        store: ConversationStore | None = None,
+        plugins: Iterable[Plugin] = (),
+        auto_continue_length: bool = False,
+    ) -> None:
         self.provider = provider if provider is not None else default_provider(model)
         self._tools = list(tools)
         self._system = system
