@@ -209,6 +209,11 @@ class Lab:
 
     def run_cell(self, index: int, timeout: float = 60_000) -> None:
         """Run cell `index` (Ctrl+Enter: no new cell at the end); wait until its prompt changed to `[n]:`."""
+        self.start_cell(index)
+        self.wait_cell_done(index, timeout)
+
+    def start_cell(self, index: int) -> None:
+        """Run cell `index` (Ctrl+Enter) without waiting for it to finish; see `wait_cell_done`."""
         prompt = self.cell(index).locator(".jp-InputPrompt")
         prompt.evaluate(
             """el => {
@@ -220,11 +225,18 @@ class Lab:
         )
         self.cell(index).locator(".jp-InputArea-editor").click()
         self.page.keyboard.press("Control+Enter")
+
+    def wait_cell_done(self, index: int, timeout: float = 60_000) -> None:
+        """Wait until cell `index`, started with `start_cell`, shows `[n]:` again."""
         self.page.wait_for_function(
             r"el => el.__ncChanged && /^\[\d+\]:?$/.test(el.textContent.trim())",
-            arg=prompt.element_handle(),
+            arg=self.cell(index).locator(".jp-InputPrompt").element_handle(),
             timeout=timeout,
         )
+
+    def cell_is_running(self, index: int) -> bool:
+        """The cell's prompt shows `[*]` (queued or running)."""
+        return self.cell(index).locator(".jp-InputPrompt").inner_text().strip().startswith("[*]")
 
     def run_cells(self, *indices: int) -> None:
         for index in indices:

@@ -1,0 +1,82 @@
+"""Drive the chat widget (js/widget/src) inside a notebook cell's output, through its DOM only.
+
+Selectors come from the front end: `.nbc-root[data-state]`, `.nbc-message[data-role][data-loading]`,
+`.nbc-tool[data-tool-call-id][data-status]`, buttons `[data-action=send|stop|approve|deny|deny-confirm|continue]`,
+fields `[data-field=input|deny-reason]`. Kernel state is read by running a cell that prints `LABEL <json>`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.sync_api import Locator
+
+from tests.e2e.lab import Lab
+
+TURN_OVER = ("completed", "aborted", "error", "paused", "idle")
+
+
+def printed(text: str, label: str) -> Any:
+    """The JSON value printed on the line `LABEL <json>` of a cell's output."""
+    match = re.search(rf"^{label} (.*)$", text, re.MULTILINE)
+    assert match, f"no {label} line in output: {text!r}"
+    return json.loads(match.group(1))
+
+
+def kernel_value(lab: Lab, index: int, label: str) -> Any:
+    """Run cell `index` (which prints `LABEL <json>`) and return the value."""
+    lab.run_cell(index)
+    return printed(lab.wait_for_output(index, rf"(?:^|\n){label} "), label)
+
+
+@dataclass
+class ChatPage:
+    """The chat widget shown in the output of cell `cell`."""
+
+    lab: Lab
+    cell: int = 0
+
+    @property
+    def root(self) -> Locator:
+        return self.lab.output(self.cell).locator(".nbc-root")
+
+    def wait_ready(self, timeout: float = 30_000) -> None:
+        """The widget is drawn and its composer accepts text (the kernel answered the first snapshot)."""
+        self.root.locator("[data-field=input]").wait_for(timeout=timeout)
+
+    def wait_state(self, *states: str, timeout: float = 30_000) -> str:
+        """Wait until the widget's request state is one of `states`; return it."""
+        self.lab.page.wait_for_function(
+            "([el, states]) => states.includes(el.dataset.state)",
+            arg=[self.root.element_handle(), list(states)],
+            timeout=timeout,
+        )
+        return str(self.root.get_attribute("data-state"))
+
+    def send(self, text: str) -> None:
+        self.root.locator("[data-field=input]").fill(text)
+        self.root.locator("[data-action=send]").click()
+
+    def messages(self, role: str) -> Locator:
+        return self.root.locator(f".nbc-message[data-role={role}]")
+
+    def texts(self, role: str) -> list[str]:
+        return [text.strip() for text in self.messages(role).locator(".nbc-content").all_inner_texts()]
+
+    def wait_reply_containing(self, text: str, timeout: float = 30_000) -> Locator:
+        """The finished (not loading) assistant message whose text contains `text`."""
+        reply = self.root.locator(".nbc-message[data-role=assistant][data-loading=false]", has_text=text).last
+        reply.wait_for(timeout=timeout)
+        return reply
+
+    def card(self, status: str | None = None) -> Locator:
+        selector = ".nbc-tool" if status is None else f".nbc-tool[data-status={status}]"
+        return self.root.locator(selector)
+
+    def wait_pending_card(self, timeout: float = 30_000) -> Locator:
+        card = self.card("awaiting-approval").first
+        card.locator("[data-action=approve]").wait_for(timeout=timeout)
+        return card

@@ -1,0 +1,103 @@
+"""Conversations kept in notebook metadata, in a real JupyterLab: a paused approval survives Ctrl+S and a kernel
+restart (and the tool then runs once), and a reopened notebook shows its conversation again."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from tests.e2e.chat_page import ChatPage
+from tests.e2e.lab import Lab
+
+pytestmark = pytest.mark.browser
+
+RECORD_TOOL = '''
+import pathlib
+from notebook_chat import Chat, tool
+from notebook_chat.providers import DemoModel
+
+RUNS = pathlib.Path("runs.txt")
+
+@tool(approval=True)
+def record_run(label: str) -> str:
+    """Append a line to runs.txt."""
+    with RUNS.open("a") as file:
+        file.write(label + "\\n")
+    return "recorded"
+
+chat = Chat(DemoModel(delay=0.005), tools=[record_run], key="durable")
+chat
+'''
+
+DEMO_CHAT = '''
+from notebook_chat import Chat
+from notebook_chat.providers import DemoModel
+
+chat = Chat(DemoModel(delay=0.005), key="reopen")
+chat
+'''
+
+
+def stored_conversation(lab: Lab, key: str, wanted: str, timeout: float = 15.0) -> dict[str, Any]:
+    """The record under `key` in the browser's copy of the notebook metadata, once `wanted` (a field) is set."""
+    deadline = time.monotonic() + timeout
+    while True:
+        blob = lab.notebook_metadata("notebook_chat") or {}
+        record: dict[str, Any] = (blob.get("conversations") or {}).get(key) or {}
+        if record.get(wanted):
+            return record
+        if time.monotonic() > deadline:
+            raise AssertionError(f"metadata never had {key}.{wanted}: {blob!r}")
+        time.sleep(0.1)
+
+
+def test_a_paused_approval_survives_save_and_kernel_restart_and_the_tool_then_runs_once(lab: Lab) -> None:
+    lab.open_notebook("durable.ipynb", [RECORD_TOOL])
+    runs = lab.server.root / lab.folder / "runs.txt"
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    chat.send("Please record_run for Alpha")
+    call_id = chat.wait_pending_card().get_attribute("data-tool-call-id")
+    stored_conversation(lab, "durable", "paused_turn")
+
+    lab.save()
+    record = lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["durable"]
+    assert record["paused_turn"]["tool_call_ids"] == [call_id]
+    assert [m["content"] for m in record["messages"] if m["role"] == "user"] == ["Please record_run for Alpha"]
+
+    lab.restart_kernel()
+    lab.run_cell(0)
+    chat.wait_ready()
+    card = chat.wait_pending_card()
+    assert card.get_attribute("data-tool-call-id") == call_id
+    assert chat.texts("user") == ["Please record_run for Alpha"]
+    assert not runs.exists()
+
+    card.locator("[data-action=approve]").click()
+    chat.wait_reply_containing("I called record_run and got: recorded")
+    assert chat.wait_state("completed") == "completed"
+    time.sleep(0.5)
+    assert runs.read_text().splitlines() == ["Alpha"]
+    assert chat.card("success").count() == 1
+
+
+def test_a_closed_and_reopened_notebook_shows_its_conversation_again(lab: Lab) -> None:
+    lab.open_notebook("reopen.ipynb", [DEMO_CHAT])
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    chat.send("Hello there")
+    chat.wait_reply_containing("You wrote: Hello there")
+    chat.wait_state("completed")
+    stored_conversation(lab, "reopen", "turns")
+    lab.save()
+
+    lab.close_and_reopen()
+    chat.wait_ready()
+    chat.wait_reply_containing("You wrote: Hello there")
+    assert chat.texts("user") == ["Hello there"]
+    assert len(chat.texts("assistant")) == 1
+    assert chat.wait_state("completed") == "completed"
