@@ -19,6 +19,7 @@ import traitlets
 
 from .actions import Action, ActionError, parse_action
 from .controller import ChatController
+from .loops import current_loop, running_loop
 from .view_stream import ViewStream
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class ChatWidget(anywidget.AnyWidget):
     ) -> None:
         super().__init__(header=header, key=key, **kwargs)
         self._controller = controller
-        self._loop = loop if loop is not None else _current_loop()
+        self._loop = loop if loop is not None else current_loop()
         self._tasks: set[asyncio.Task[None]] = set()
         self._stream = ViewStream(self._post, controller, interval=interval, loop=self._loop)
         self._unsubscribe = controller.subscribe(self._on_event)
@@ -77,7 +78,7 @@ class ChatWidget(anywidget.AnyWidget):
         super().close()
 
     def _post(self, message: dict[str, Any]) -> None:
-        if _running_loop() is self._loop:
+        if running_loop() is self._loop:
             self.send(message)
         else:
             self._loop.call_soon_threadsafe(self.send, message)
@@ -88,7 +89,7 @@ class ChatWidget(anywidget.AnyWidget):
     # browser → kernel ------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
-        if _running_loop() is self._loop:
+        if running_loop() is self._loop:
             self._stream.on_event(event)
         else:
             self._loop.call_soon_threadsafe(self._stream.on_event, event)
@@ -161,15 +162,3 @@ class ChatWidget(anywidget.AnyWidget):
 def _describe(exc: BaseException) -> str:
     text = str(exc)
     return text if text else type(exc).__name__
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
-def _current_loop() -> asyncio.AbstractEventLoop:
-    loop = _running_loop()
-    return loop if loop is not None else asyncio.get_event_loop_policy().get_event_loop()

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .controller import ChatController, event_kind, event_message_id
+from .loops import current_loop
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ class ViewStream:
         self._send = send
         self._controller = controller
         self._interval = interval
-        self._loop = loop if loop is not None else _current_loop()
+        self._loop = loop if loop is not None else current_loop()
         self._dirty: dict[str, None] = {}
         self._snapshot_due = False
         self._sent: dict[str, Texts] = {}
@@ -129,10 +130,3 @@ class ViewStream:
             self._send(message)
         except Exception:
             log.exception("notebook_chat: could not send a %s to the browser", message.get("kind"))
-
-
-def _current_loop() -> asyncio.AbstractEventLoop:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.get_event_loop_policy().get_event_loop()
