@@ -398,6 +398,8 @@ class MessageEngine:
                 accumulator.add_completion(result)
             else:
                 await self._consume(result, accumulator)
+            if cancel.cancelled:  # the stop reached the provider first and its stream ended quietly
+                raise asyncio.CancelledError
         except BaseException as error:
             assistant.setdefault("state", {})["interrupted"] = True
             if isinstance(error, ProviderError):

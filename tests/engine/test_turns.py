@@ -260,3 +260,34 @@ async def test_finish_reason_length_ends_the_turn_as_max_tokens(provider: Script
     await engine.send_message("hi")
     assert engine.state.request_state == "completed"
     assert engine.turns[-1]["end_reason"] == "max-tokens"
+
+
+async def test_abort_ends_aborted_even_when_the_provider_swallows_the_cancellation() -> None:
+    from collections.abc import AsyncIterator
+    from typing import Any
+
+    from notebook_chat.engine import CancelHandle
+
+    started = asyncio.Event()
+
+    async def stubborn(body: dict[str, Any], cancel: CancelHandle) -> AsyncIterator[dict[str, Any]]:
+        async def stream() -> AsyncIterator[dict[str, Any]]:
+            yield {"choices": [{"index": 0, "delta": {"content": "partial"}, "finish_reason": None}]}
+            started.set()
+            while not cancel.cancelled:
+                try:
+                    await asyncio.sleep(0.01)
+                except asyncio.CancelledError:
+                    pass  # like asyncio.wait_for racing its own timeout on 3.11: the cancellation is lost
+            yield {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+
+        return stream()
+
+    engine = MessageEngine(stubborn)
+    turn = asyncio.create_task(engine.send_message("hi"))
+    await started.wait()
+    await engine.abort()
+    await turn
+    assert engine.state.request_state == "aborted"
+    assert engine.turns[-1]["end_reason"] == "aborted"
+    assert engine.messages[-1]["content"] == "partial"
