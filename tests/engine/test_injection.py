@@ -9,7 +9,7 @@ from notebook_chat.engine import HistoryError, MessageEngine, Plugin, PluginCont
 from notebook_chat.engine.history import validate
 from notebook_chat.plugins.tool_definition import tool
 from notebook_chat.plugins.tools import ToolPlugin
-from notebook_chat.providers.converters import anthropic, chat, gemini, responses
+from notebook_chat.providers.converters import check_every_provider
 from notebook_chat.testing.scripted import ScriptedProvider
 
 
@@ -53,10 +53,7 @@ def shape(messages: list[dict[str, Any]]) -> list[str]:
 
 def assert_every_converter_accepts(messages: list[dict[str, Any]]) -> None:
     assert validate(messages) == []
-    chat.check_chat(chat.to_chat_messages(messages))
-    responses.check_responses(responses.to_responses_input(messages))
-    anthropic.check_anthropic(*anthropic.to_anthropic(messages))
-    gemini.check_gemini(*gemini.to_gemini(messages))
+    check_every_provider(messages)
 
 
 async def test_injected_units_sit_after_the_user_message_in_priority_then_call_order() -> None:

@@ -10,16 +10,7 @@ from notebook_chat.engine import EngineEvent, MessageEngine
 from notebook_chat.engine.history import prepare_for_request, validate
 from notebook_chat.plugins import ToolPlugin, tool
 from notebook_chat.providers import OpenAIChat, OpenAIResponses
-from notebook_chat.providers.converters import (
-    check_anthropic,
-    check_chat,
-    check_gemini,
-    check_responses,
-    to_anthropic,
-    to_chat_messages,
-    to_gemini,
-    to_responses_input,
-)
+from notebook_chat.providers.converters import check_every_provider, check_responses
 from notebook_chat.testing import FakeOpenAIServer, RecordedRequest
 
 Api = Literal["chat", "responses"]
@@ -89,10 +80,7 @@ async def abort_after_first_text(engine: MessageEngine, text: str) -> None:
 def assert_every_provider_accepts(messages: Sequence[Mapping[str, Any]]) -> None:
     """The history rules hold, and OpenAI Chat, OpenAI Responses, Anthropic and Gemini would take the payload."""
     assert validate(messages) == [], messages
-    check_chat(to_chat_messages(messages))
-    check_responses(to_responses_input(messages))
-    check_anthropic(*to_anthropic(messages))
-    check_gemini(*to_gemini(messages))
+    check_every_provider(messages)
 
 
 def assert_request_is_valid_everywhere(request: RecordedRequest, engine: MessageEngine) -> None:

@@ -11,16 +11,7 @@ from hypothesis import strategies as st
 
 from notebook_chat.engine.history import OUTCOME_UNKNOWN, drop_temp, prepare_for_request, repair, validate
 from notebook_chat.engine.messages import ENGINE_ONLY_FIELDS
-from notebook_chat.providers.converters import (
-    check_anthropic,
-    check_chat,
-    check_gemini,
-    check_responses,
-    to_anthropic,
-    to_chat_messages,
-    to_gemini,
-    to_responses_input,
-)
+from notebook_chat.providers.converters import check_every_provider
 
 Msg = dict[str, Any]
 NAMES = st.sampled_from(["describe", "plot", "mean"])
@@ -115,10 +106,7 @@ def test_prepared_histories_are_valid_and_every_provider_accepts_them(history: l
     assert not any(key in message for message in prepared for key in ENGINE_ONLY_FIELDS)
     assert prepare_for_request(prepared) == prepared
     assert contents_of_results(prepared) <= contents_of_results(history) | {OUTCOME_UNKNOWN}
-    check_chat(to_chat_messages(prepared, include_reasoning=True))
-    check_responses(to_responses_input(prepared))
-    check_anthropic(*to_anthropic(prepared))
-    check_gemini(*to_gemini(prepared))
+    check_every_provider(prepared)
 
 
 @settings(max_examples=150, deadline=None)
