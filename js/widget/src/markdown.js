@@ -21,12 +21,15 @@ const marked = new Marked({ gfm: true, breaks: false, async: false });
 marked.use(markedKatex({ throwOnError: false, output: "mathml" }));
 
 const purify = DOMPurify();
-purify.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "A" && node.hasAttribute("href")) {
-    node.setAttribute("target", "_blank");
-    node.setAttribute("rel", "noopener noreferrer");
-  }
-});
+// without a DOM (node tests of the markdown itself) DOMPurify has no sanitize: renderMarkdown then throws
+if (purify.isSupported) {
+  purify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName === "A" && node.hasAttribute("href")) {
+      node.setAttribute("target", "_blank");
+      node.setAttribute("rel", "noopener noreferrer");
+    }
+  });
+}
 
 const SANITIZE = {
   // no inline styles or style sheets (they could restyle or cover the widget), no form controls (they could
@@ -45,14 +48,30 @@ export function sanitize(html) {
 
 /** @param {string} text @returns {string} sanitized HTML */
 export function renderMarkdown(text) {
-  let html;
-  try {
-    html = /** @type {string} */ (marked.parse(text));
-  } catch (err) {
-    html = `<pre>${escapeHtml(text)}</pre>`;
-  }
-  return sanitize(html);
+  return sanitize(markdownToHtml(text));
 }
+
+/** marked's HTML, unsanitized (never insert it as is). @param {string} text @returns {string} */
+export function markdownToHtml(text) {
+  try {
+    return /** @type {string} */ (marked.parse(text));
+  } catch (err) {
+    return `<pre>${escapeHtml(text)}</pre>`;
+  }
+}
+
+/**
+ * The top-level block tokens of `text` (with the same extensions as the renderer), and a walker over every token
+ * nested in them. Their `raw` strings concatenate to `text`.
+ */
+export const markdownTokens = {
+  /** @param {string} text @returns {import("marked").Token[]} */
+  lex: (text) => marked.lexer(text),
+  /** @param {import("marked").Token[]} tokens @param {(token: import("marked").Token) => void} visit */
+  walk: (tokens, visit) => {
+    marked.walkTokens(tokens, visit);
+  },
+};
 
 /** @param {string} text */
 export function escapeHtml(text) {
@@ -69,7 +88,7 @@ export function enhanceCodeBlocks(root, { cache, insertCell }) {
   const used = new Set();
   for (const code of root.querySelectorAll("pre > code")) {
     const pre = /** @type {HTMLElement} */ (code.parentElement);
-    const source = code.textContent ?? "";
+    const source = (code.textContent ?? "").replace(/\n$/, "");
     const lang = languageOf(code);
     if (lang) {
       const key = `${lang}\u0000${source}`;

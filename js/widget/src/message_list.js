@@ -1,7 +1,9 @@
 // The message list: one DOM node per message, keyed by id. A delta touches only its message; a snapshot
-// reconciles by id. Markdown re-renders at most once per animation frame per message (less often when a
-// render is slow), never the whole conversation.
-import { enhanceCodeBlocks, renderMarkdown } from "./markdown.js";
+// reconciles by id. Markdown renders at most once per animation frame per message (less often when a render
+// is slow), never the whole conversation, and incrementally (streaming_markdown.js): finished blocks are drawn
+// once, only the open tail is redrawn, so a frame's work does not grow with the reply.
+import { enhanceCodeBlocks } from "./markdown.js";
+import { MarkdownStream } from "./streaming_markdown.js";
 import { ToolCard } from "./tool_card.js";
 
 /**
@@ -86,7 +88,7 @@ export class MessageList {
 
   /** Re-render code toolbars when the notebook bridge (Insert cell) becomes known. */
   refreshAll() {
-    for (const node of this.nodes.values()) node.markDirty();
+    for (const node of this.nodes.values()) node.redraw();
   }
 
   dispose() {
@@ -113,8 +115,13 @@ class MessageNode {
     this.renderedContent = null;
     this.lastRender = 0;
     this.renderCost = 0;
+    this.pending = false;
     /** @type {Map<string, string>} */
     this.highlightCache = new Map();
+    /** draws the content incrementally; null until the first render and after a redraw */
+    this.stream = /** @type {MarkdownStream|null} */ (null);
+    /** the body's nodes drawn from the stream's open tail (replaced each render) */
+    this.tailNodes = /** @type {ChildNode[]} */ ([]);
     /** @type {Map<string, ToolCard>} */
     this.cards = new Map();
     this.signature = "";
@@ -184,6 +191,12 @@ class MessageNode {
     this.scheduler.add(this);
   }
 
+  /** Draw everything again from the text (e.g. the code toolbars changed). */
+  redraw() {
+    this.stream = null;
+    this.markDirty();
+  }
+
   /** @param {string} text */
   setReasoning(text) {
     if (text === this.reasoning) return;
@@ -213,18 +226,60 @@ class MessageNode {
    */
   render(now) {
     if (this.renderedContent === this.content) return true;
-    if (now - this.lastRender < this.renderCost * 3) return false;
+    // a slow render waits a little, unless it is the rest of a big delta drawn a budget at a time
+    if (!this.pending && now - this.lastRender < this.renderCost * 3) return false;
     const start = performance.now();
+    let pending = false;
     if (this.el.dataset.role === "user") {
       this.body.textContent = this.content;
     } else {
-      this.body.innerHTML = renderMarkdown(this.content);
-      enhanceCodeBlocks(this.body, { cache: this.highlightCache, insertCell: this.hooks.insertCell() });
+      pending = this.renderMarkdown();
     }
-    this.renderedContent = this.content;
+    this.pending = pending;
+    this.renderedContent = pending ? null : this.content;
     this.lastRender = performance.now();
     this.renderCost = this.lastRender - start;
-    return true;
+    return !pending;
+  }
+
+  /**
+   * Keep the finished blocks drawn so far, append newly finished ones, redraw the open tail. The same path for
+   * a message that streams and one that arrives whole (drawn a budget at a time, the page stays responsive);
+   * the result equals one whole render (see test/streaming_markdown.test.js).
+   * @returns {boolean} true when part of the text waits for the next frame
+   */
+  renderMarkdown() {
+    if (!this.stream) {
+      this.stream = new MarkdownStream();
+      this.body.replaceChildren();
+      this.tailNodes = [];
+    }
+    const step = this.stream.update(this.content);
+    if (step.reset) {
+      this.body.replaceChildren();
+      this.tailNodes = [];
+    }
+    for (const node of this.tailNodes) node.remove();
+    for (const html of step.finished) this.body.append(this.fragment(html));
+    const tail = this.fragment(step.tail);
+    this.tailNodes = [...tail.childNodes];
+    this.body.append(tail);
+    return step.pending;
+  }
+
+  /** @param {string} html sanitized @returns {DocumentFragment} */
+  fragment(html) {
+    const holder = document.createElement("div");
+    holder.innerHTML = html;
+    this.enhance(holder);
+    const fragment = document.createDocumentFragment();
+    fragment.append(...holder.childNodes);
+    return fragment;
+  }
+
+  /** @param {HTMLElement} root */
+  enhance(root) {
+    enhanceCodeBlocks(root, { cache: this.highlightCache, insertCell: this.hooks.insertCell() });
   }
 
   /** @param {import("./tool_card.js").ToolCallView[]} calls */

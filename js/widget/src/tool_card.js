@@ -200,27 +200,50 @@ export function argumentsProblem(text) {
   return null;
 }
 
-/** A tool's display (a mime bundle): the richest safe representation. @param {Record<string, any>} bundle */
+/**
+ * A tool's display (a mime bundle): every image (a base64 string or a list of them), else sanitized HTML/SVG, and
+ * the full text output (shown to the user even when the model only got a truncated version).
+ * @param {Record<string, any>} bundle
+ */
 function renderDisplay(bundle) {
   const box = div("nbc-tool-display");
+  let rich = false;
   for (const mime of ["image/png", "image/jpeg", "image/gif"]) {
-    if (typeof bundle[mime] === "string") {
+    const images = Array.isArray(bundle[mime]) ? bundle[mime] : [bundle[mime]];
+    for (const data of images) {
+      if (typeof data !== "string") continue;
       const img = document.createElement("img");
-      img.src = `data:${mime};base64,${bundle[mime].replace(/\s/g, "")}`;
-      img.alt = bundle["text/plain"] ?? "tool output";
+      img.src = `data:${mime};base64,${data.replace(/\s/g, "")}`;
+      img.alt = "tool output";
       box.append(img);
-      return box;
+      rich = true;
     }
   }
-  for (const mime of ["image/svg+xml", "text/html"]) {
-    if (typeof bundle[mime] === "string") {
-      box.innerHTML = sanitize(bundle[mime]);
-      return box;
+  if (!rich) {
+    for (const mime of ["text/html", "image/svg+xml"]) {
+      if (typeof bundle[mime] === "string") {
+        const html = div("nbc-tool-html");
+        html.innerHTML = sanitize(bundle[mime]);
+        box.append(html);
+        rich = true;
+        break;
+      }
     }
   }
-  const pre = document.createElement("pre");
-  pre.textContent = typeof bundle["text/plain"] === "string" ? bundle["text/plain"] : JSON.stringify(bundle);
-  box.append(pre);
+  const text = typeof bundle["text/plain"] === "string" ? bundle["text/plain"] : null;
+  if (text !== null || !rich) {
+    const pre = document.createElement("pre");
+    pre.textContent = text ?? JSON.stringify(bundle);
+    if (rich) {
+      const details = document.createElement("details");
+      const summary = document.createElement("summary");
+      summary.textContent = "Full text output";
+      details.append(summary, pre);
+      box.append(details);
+    } else {
+      box.append(pre);
+    }
+  }
   return box;
 }
 

@@ -1,0 +1,420 @@
+"""Streams ~80 KB of markdown in 20,000 chunks through a `Chat` in a real JupyterLab + Chromium, and the same text
+through a bare anywidget that only appends text with 16 ms batching (the transport limit), in the same run.
+
+Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--keep DIR]
+  --pace S  spread the stream over about S seconds (sleep between chunk groups) instead of as fast as possible,
+            so the browser renders many deltas (as with a real model); default 0 = as fast as possible.
+
+Prints, for each widget: kernel→browser custom messages (and their bytes), time from the cell's start until the
+final text is in the DOM, end-of-stream lag (DOM complete minus the kernel's stream end), whether the final DOM
+text equals the streamed text, and the ratios. For the chat, "the final DOM equals a full render" is checked
+against a reference widget in the same page that renders the final text in one go with js/widget/src/markdown.js
+(renderMarkdown + enhanceCodeBlocks, bundled here with the widget's esbuild).
+Kernel times are time.time(), browser times Date.now(): one machine, one clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from playwright.sync_api import Page, sync_playwright
+
+from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
+
+
+def markdown_reply(size: int) -> str:
+    """Deterministic markdown with headings, paragraphs, lists, tables, math and code blocks (runs in the kernel
+    too: its source is copied into the notebook)."""
+    parts: list[str] = []
+    n = 0
+    while sum(map(len, parts)) < size:
+        n += 1
+        parts.append(
+            f"## Section {n}\n\n"
+            f"Paragraph {n} with **bold**, `inline code`, a [link](https://example.com/{n}) and $x_{n}^2$. "
+            "The quick brown fox jumps over the lazy dog, again and again, to make the text long enough.\n\n"
+            f"- item one of {n}\n- item two with `code`\n\n  continued item two\n- item three\n\n"
+            f"| column | value |\n|---|---|\n| a{n} | {n * 3} |\n| b{n} | {n * 7} |\n\n"
+            f"```python\ndef step_{n}(frame, scale={n}):\n    \"\"\"Scale and summarise.\"\"\"\n"
+            "    result = frame.assign(value=frame['value'] * scale)\n\n"
+            "    return result.groupby('key').agg(['mean', 'max'])\n```\n\n"
+            f"> Note {n}: a quote that spans\n> two lines.\n\n"
+            f"$$\n\\sum_{{i=1}}^{{{n}}} i = \\frac{{{n}({n}+1)}}{{2}}\n$$\n\n"
+        )
+    return "".join(parts)
+
+
+SETUP = r'''
+import asyncio, json, pathlib, time
+import anywidget, traitlets
+from notebook_chat import Chat
+from notebook_chat.engine import CancelHandle
+from notebook_chat.testing import ScriptedProvider
+from notebook_chat.testing.scripted import ScriptedReply
+
+
+__MARKDOWN_REPLY__
+
+TEXT = markdown_reply(80_000)
+CHUNKS = __CHUNKS__
+PACE = __PACE__
+PIECES = [TEXT[i * len(TEXT) // CHUNKS:(i + 1) * len(TEXT) // CHUNKS] for i in range(CHUNKS)]
+
+
+def scripted_reply():
+    chunks = [{"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": piece},
+                                                              "finish_reason": None}]} for piece in PIECES]
+    chunks.append({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return ScriptedReply(chunks)
+
+
+class PacedProvider(ScriptedProvider):
+    """A ScriptedProvider whose stream sleeps every `every` chunks so it lasts about `seconds` (0: no sleeping)."""
+
+    def __init__(self, seconds, groups=1000):
+        super().__init__()
+        self.seconds, self.groups = seconds, groups
+
+    async def __call__(self, body, cancel):
+        stream = await super().__call__(body, cancel)
+        if not self.seconds:
+            return stream
+        return self._paced(stream)
+
+    async def _paced(self, stream):
+        every = max(1, CHUNKS // self.groups)
+        number = 0
+        async for chunk in stream:
+            yield chunk
+            number += 1
+            if number % every == 0:
+                await asyncio.sleep(self.seconds / self.groups)
+
+
+def counted(widget):
+    """Wrap widget.send: count the custom messages (and their JSON bytes) the kernel sends to the browser."""
+    tally = {"messages": 0, "bytes": 0, "kinds": {}}
+    send = widget.send
+    def counting(content, buffers=None):
+        tally["messages"] += 1
+        tally["bytes"] += len(json.dumps(content))
+        kind = str(content.get("kind", "append"))
+        tally["kinds"][kind] = tally["kinds"].get(kind, 0) + 1
+        return send(content, buffers)
+    widget.send = counting
+    return tally
+
+
+class Bare(anywidget.AnyWidget):
+    _esm = """
+    export default { render({ model, el }) {
+      const out = document.createElement('div'); out.className = 'bare-text'; out.style.whiteSpace = 'pre-wrap';
+      el.append(out);
+      model.on('msg:custom', (msg) => { if (msg.append) out.append(msg.append); });
+    } };
+    """
+
+
+async def bare_stream(widget, stream, interval=0.016):
+    """Append text in batches of at most `interval` seconds: the least a widget can do."""
+    buffer, last = [], time.monotonic()
+    async for chunk in stream:
+        text = chunk["choices"][0]["delta"].get("content")
+        if text:
+            buffer.append(text)
+        now = time.monotonic()
+        if buffer and now - last >= interval:
+            widget.send({"append": "".join(buffer)})
+            buffer, last = [], now
+    if buffer:
+        widget.send({"append": "".join(buffer)})
+
+
+async def until(predicate, timeout=30):
+    for _ in range(int(timeout / 0.02)):
+        if predicate():
+            return
+        await asyncio.sleep(0.02)
+    raise TimeoutError("the browser did not answer")
+
+
+provider = PacedProvider(PACE).add(scripted_reply())
+chat = Chat(provider, key="bench")
+chat_sent = counted(chat.widget)
+bare = Bare()
+bare_sent = counted(bare)
+print("SETUP", json.dumps({"chars": len(TEXT), "chunks": len(PIECES)}))
+'''
+
+SHOW_CHAT = "chat"
+SHOW_BARE = "bare"
+
+RUN_CHAT = r'''
+await until(lambda: chat.widget.notebook_available is not None)
+chat_sent.update(messages=0, bytes=0, kinds={})
+t0 = time.time()
+await chat.send("Write the report.")
+t_end = time.time()
+print("RUN", json.dumps({"t0": t0, "t_end": t_end, "state": str(chat.state.request_state),
+                         "kernel_text_ok": chat.reply == TEXT}))
+'''
+
+RUN_BARE = r'''
+t0 = time.time()
+await bare_stream(bare, await PacedProvider(PACE).add(scripted_reply())({}, CancelHandle()))
+t_end = time.time()
+print("RUN", json.dumps({"t0": t0, "t_end": t_end}))
+'''
+
+COUNTS = 'await asyncio.sleep(0.5)\nprint("COUNTS", json.dumps({"chat": chat_sent, "bare": bare_sent}))'
+REFERENCE = r'''
+class Reference(anywidget.AnyWidget):
+    _esm = pathlib.Path(__REFERENCE_ESM__).read_text()
+    text = traitlets.Unicode("").tag(sync=True)
+
+Reference(text=chat.reply)
+'''
+
+REFERENCE_ENTRY = """
+import { enhanceCodeBlocks, renderMarkdown } from "__MARKDOWN_JS__";
+export default { render({ model, el }) {
+  const body = document.createElement("div");
+  body.className = "nbc-content reference";
+  el.append(body);
+  body.innerHTML = renderMarkdown(model.get("text"));
+  enhanceCodeBlocks(body, { cache: new Map(), insertCell: () => {} });
+} };
+"""
+WIDGET_JS = Path(__file__).resolve().parents[1] / "js" / "widget"
+
+CELL_SETUP, CELL_CHAT, CELL_BARE, CELL_RUN_CHAT, CELL_RUN_BARE, CELL_COUNTS, CELL_REFERENCE = range(7)
+
+PROFILE_TOP = False
+
+CHAT_TEXT = ".nbc-message[data-role='assistant'] .nbc-content"
+REFERENCE_TEXT = ".nbc-content.reference"
+BARE_TEXT = ".bare-text"
+
+# Records, every animation frame, when the text of the watched element last changed (length as the cheap proxy),
+# and the main thread's long tasks (> 50 ms: frames the page could not draw) while watching.
+RECORDER = """([cells, cell, selector]) => {
+  window.__benchRecorder?.observer.disconnect();
+  const state = { length: -1, changed: 0, frames: 0, active: true, busy: 0, longest: 0 };
+  state.observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (!state.active) continue;
+      state.busy += entry.duration;
+      state.longest = Math.max(state.longest, entry.duration);
+    }
+  });
+  state.observer.observe({ type: 'longtask' });
+  const tick = () => {
+    if (!state.active) return;
+    state.frames += 1;
+    if (!state.el?.isConnected) {
+      const found = document.querySelectorAll(cells)[cell]?.querySelectorAll(selector);
+      state.el = found && found.length ? found[found.length - 1] : null;
+    }
+    const length = state.el ? state.el.textContent.length : -1;
+    if (length !== state.length) { state.length = length; state.changed = Date.now(); }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  window.__benchRecorder = state;
+}"""
+
+
+def run_output(lab: Lab, cell: int, tag: str, timeout: float = 120_000) -> dict[str, Any]:
+    text = lab.wait_for_output(cell, rf"{tag} \{{", timeout=timeout)
+    match = re.search(rf"{tag} (\{{.*\}})", text)
+    if match is None:
+        raise AssertionError(f"no {tag} line in cell {cell}: {text!r}")
+    result: dict[str, Any] = json.loads(match.group(1))
+    return result
+
+
+def watch(page: Page, cell: int, selector: str) -> None:
+    page.evaluate(RECORDER, [CELLS, cell, selector])
+
+
+def settled(page: Page, quiet: float = 1.5, timeout: float = 120.0) -> dict[str, Any]:
+    """Wait until the watched text has not changed for `quiet` seconds; return the recorder's state."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state: dict[str, Any] = page.evaluate(
+            "() => { const { observer, el, ...state } = window.__benchRecorder;"
+            " return { ...state, now: Date.now() }; }"
+        )
+        if state["changed"] and state["now"] - state["changed"] > quiet * 1000:
+            page.evaluate("() => { window.__benchRecorder.active = false; }")
+            return state
+        time.sleep(0.1)
+    raise AssertionError("the DOM did not settle")
+
+
+def element_text(page: Page, cell: int, selector: str, prop: str = "textContent") -> str:
+    text: str = page.evaluate(
+        "([cells, cell, sel, prop]) => { const f = document.querySelectorAll(cells)[cell].querySelectorAll(sel);"
+        " return f.length ? f[f.length - 1][prop] : null; }",
+        [CELLS, cell, selector, prop],
+    )
+    return text
+
+
+def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str, Any]:
+    cdp = lab.page.context.new_cdp_session(lab.page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+    watch(lab.page, show_cell, selector)
+    cdp.send("Performance.enable")
+    before = metrics(cdp)
+    cdp.send("Profiler.start")
+    lab.run_cell(run_cell, timeout=300_000)
+    run = run_output(lab, run_cell, "RUN")
+    state = settled(lab.page)
+    profile = cdp.send("Profiler.stop")["profile"]
+    after = metrics(cdp)
+    cdp.detach()
+    done = state["changed"] / 1000
+    spent = {name: after[name] - before[name] for name in ("ScriptDuration", "LayoutDuration", "RecalcStyleDuration")}
+    return {**run, "dom_done": done, "to_dom": done - run["t0"], "lag": done - run["t_end"],
+            "frames": state["frames"], "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
+            "script": spent["ScriptDuration"], "layout": spent["LayoutDuration"] + spent["RecalcStyleDuration"],
+            "widget_js": self_time(profile, lambda url: url.startswith("blob:")), "top": top_functions(profile)}
+
+
+def top_functions(profile: dict[str, Any], count: int = 12) -> list[tuple[str, float]]:
+    """The functions with the most sampled self time (seconds), as "name url:line"."""
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    totals: dict[str, float] = {}
+    for sample, delta in zip(profile.get("samples", [])[1:], profile.get("timeDeltas", [])[1:], strict=False):
+        frame = nodes[sample]["callFrame"]
+        name = f"{frame.get('functionName') or '(anonymous)'} {frame.get('url', '')[-40:]}:{frame.get('lineNumber')}"
+        totals[name] = totals.get(name, 0.0) + delta / 1e6
+    return sorted(totals.items(), key=lambda item: -item[1])[:count]
+
+
+def metrics(cdp: Any) -> dict[str, float]:
+    """Chromium's cumulative page metrics (seconds of script, layout, style recalculation, ...)."""
+    return {item["name"]: float(item["value"]) for item in cdp.send("Performance.getMetrics")["metrics"]}
+
+
+def self_time(profile: dict[str, Any], wanted: Any) -> float:
+    """Seconds of sampled CPU time spent in functions whose script URL satisfies `wanted` (anywidget loads each
+    widget's ESM from a blob: URL; DOM work those functions call, like innerHTML parsing, counts as theirs)."""
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    deltas = profile.get("timeDeltas", [])
+    total = 0
+    for sample, delta in zip(profile.get("samples", [])[1:], deltas[1:], strict=False):
+        if wanted(nodes[sample]["callFrame"].get("url", "")):
+            total += delta
+    return total / 1e6
+
+
+def benchmark(chunks: int, pace: float, keep: Path | None) -> None:
+    work = Path(tempfile.mkdtemp(prefix="widget-stream-")) if keep is None else keep
+    server = start_lab_server(work)
+    try:
+        with sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
+            try:
+                run_notebook(lab, chunks, pace)
+            except Exception:
+                for cell in range(lab.cells().count()):
+                    print(f"--- cell {cell} output:\n{lab.output_text(cell)[-2000:]}", file=sys.stderr)
+                print(f"screenshot: {lab.screenshot('widget-stream-failure')}", file=sys.stderr)
+                raise
+            finally:
+                lab.shutdown_kernels()
+                browser.close()
+    finally:
+        server.stop()
+
+
+def run_notebook(lab: Lab, chunks: int, pace: float) -> None:
+    setup = (SETUP.replace("__MARKDOWN_REPLY__", inspect.getsource(markdown_reply))
+             .replace("__CHUNKS__", str(chunks)).replace("__PACE__", repr(pace)))
+    reference = REFERENCE.replace("__REFERENCE_ESM__", repr(str(reference_esm(lab.server.root / "reference.js"))))
+    lab.open_notebook("bench.ipynb", [setup, SHOW_CHAT, SHOW_BARE, RUN_CHAT, RUN_BARE, COUNTS, reference])
+    lab.run_cell(CELL_SETUP)
+    info = run_output(lab, CELL_SETUP, "SETUP")
+    lab.run_cells(CELL_CHAT, CELL_BARE)
+    chat = measure(lab, CELL_RUN_CHAT, CELL_CHAT, CHAT_TEXT)
+    bare = measure(lab, CELL_RUN_BARE, CELL_BARE, BARE_TEXT)
+    lab.run_cell(CELL_COUNTS)
+    counts = run_output(lab, CELL_COUNTS, "COUNTS")
+    lab.run_cell(CELL_REFERENCE)
+    lab.page.wait_for_function(
+        "([cells, cell, sel]) => document.querySelectorAll(cells)[cell].querySelectorAll(sel).length > 0",
+        arg=[CELLS, CELL_REFERENCE, REFERENCE_TEXT],
+    )
+    time.sleep(1.0)
+    page = lab.page
+    chat_text, chat_html = (element_text(page, CELL_CHAT, CHAT_TEXT, prop) for prop in ("textContent", "innerHTML"))
+    ref_text, ref_html = (element_text(page, CELL_REFERENCE, REFERENCE_TEXT, prop)
+                          for prop in ("textContent", "innerHTML"))
+    checks = {
+        f"chat DOM text ({len(chat_text or '')} chars) = full render text (no loss)": bool(chat_text)
+        and chat_text == ref_text,
+        "chat DOM = full render DOM (innerHTML)": bool(chat_html) and chat_html == ref_html,
+        "chat reply in the kernel = streamed text": bool(chat["kernel_text_ok"]),
+        "bare DOM text = streamed text (no loss)": element_text(page, CELL_BARE, BARE_TEXT) == markdown_reply(80_000),
+    }
+    report(info, chat, bare, counts, checks)
+
+
+def reference_esm(target: Path) -> Path:
+    """Bundle REFERENCE_ENTRY (the widget's own markdown module) into `target` with the widget's esbuild."""
+    entry = WIDGET_JS / ".reference-entry.js"
+    entry.write_text(REFERENCE_ENTRY.replace("__MARKDOWN_JS__", "./src/markdown.js"))
+    try:
+        subprocess.run([str(WIDGET_JS / "node_modules" / ".bin" / "esbuild"), str(entry), "--bundle", "--format=esm",
+                        f"--outfile={target}", "--log-level=warning"], check=True, cwd=WIDGET_JS)
+    finally:
+        entry.unlink()
+    return target
+
+
+def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], counts: dict[str, Any],
+           checks: dict[str, bool]) -> None:
+    print(f"\n{info['chars']:,} chars in {info['chunks']:,} chunks\n")
+    print(f"{'':<24}{'messages':>9}{'KB sent':>9}{'stream s':>9}{'to DOM s':>9}{'lag s':>7}{'frames':>7}"
+          f"{'long tasks s':>13}{'longest s':>10}{'script s':>9}{'layout s':>9}{'widget JS s':>12}")
+    for name, row, sent in (("Chat widget", chat, counts["chat"]), ("bare anywidget (16 ms)", bare, counts["bare"])):
+        print(f"{name:<24}{sent['messages']:>9}{sent['bytes'] / 1000:>9.1f}{row['t_end'] - row['t0']:>9.2f}"
+              f"{row['to_dom']:>9.2f}{row['lag']:>7.2f}{row['frames']:>7}{row['busy']:>13.2f}{row['longest']:>10.2f}"
+              f"{row['script']:>9.2f}{row['layout']:>9.2f}{row['widget_js']:>12.2f}")
+    print(f"\nratio chat/bare: time to DOM {chat['to_dom'] / bare['to_dom']:.2f}x, "
+          f"end-of-stream lag {chat['lag'] / max(bare['lag'], 0.001):.1f}x, "
+          f"messages {counts['chat']['messages'] / max(1, counts['bare']['messages']):.2f}x")
+    print(f"chat messages by kind: {counts['chat']['kinds']}")
+    if PROFILE_TOP:
+        print("chat: most self time in the page (s):")
+        for name, seconds in chat["top"]:
+            print(f"  {seconds:7.3f}  {name}")
+    for name, ok in checks.items():
+        print(f"{'ok  ' if ok else 'FAIL'} {name}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=20_000)
+    parser.add_argument("--pace", type=float, default=0.0)
+    parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument("--profile", action="store_true", help="also print the page's hottest functions")
+    args = parser.parse_args()
+    PROFILE_TOP = args.profile
+    benchmark(args.chunks, args.pace, args.keep)

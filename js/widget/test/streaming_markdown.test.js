@@ -1,0 +1,179 @@
+// The incremental renderer of a streaming message (src/streaming_markdown.js), against marked's whole render.
+// Run: cd js/widget && node --test
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { markdownToHtml, markdownTokens } from "../src/markdown.js";
+import { BUDGET, MarkdownStream } from "../src/streaming_markdown.js";
+import { longReply, TRICKY } from "./markdown_samples.js";
+
+/** What the message list shows: kept finished HTML, then the open tail (mirrors message_list.js). */
+class Shown {
+  /** @param {(text: string) => string} render @param {number} budget */
+  constructor(render = markdownToHtml, budget = BUDGET) {
+    this.stream = new MarkdownStream(render, markdownTokens, budget);
+    this.finished = /** @type {string[]} */ ([]);
+    this.tail = "";
+    this.steps = /** @type {import("../src/streaming_markdown.js").StreamStep[]} */ ([]);
+  }
+  /** One update, then more while the stream says text is pending (the next frames). @param {string} text */
+  update(text) {
+    let step;
+    let updates = 0;
+    do {
+      if ((updates += 1) > 10_000) throw new Error("the stream never finishes drawing this text");
+      step = this.stream.update(text);
+      if (step.reset) this.finished = [];
+      this.finished.push(...step.finished);
+      this.tail = step.tail;
+      this.steps.push(step);
+    } while (step.pending);
+    return this;
+  }
+  html() {
+    return this.finished.join("") + this.tail;
+  }
+}
+
+/** @param {string} text @param {number[]} cuts increasing lengths, the last one text.length */
+function streamed(text, cuts) {
+  const shown = new Shown();
+  for (const cut of cuts) shown.update(text.slice(0, cut));
+  return shown;
+}
+
+/** Deterministic pseudo-random chunk boundaries, `count` chunks. @param {number} length @param {number} count */
+function randomCuts(length, count, seed = 7) {
+  let state = seed;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const cuts = new Set([length]);
+  while (cuts.size < count) cuts.add(1 + Math.floor(next() * (length - 1)));
+  return [...cuts].sort((a, b) => a - b);
+}
+
+test("every prefix of each tricky sample streamed a character at a time renders like the whole prefix", () => {
+  for (const [name, text] of Object.entries(TRICKY)) {
+    const shown = new Shown();
+    for (let cut = 1; cut <= text.length; cut += 1) {
+      const prefix = text.slice(0, cut);
+      assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `${name}, first ${cut} characters`);
+    }
+  }
+});
+
+test("each tricky sample arriving at once and drawn a few characters at a time renders like the whole text", () => {
+  let updates = 0;
+  for (const [name, text] of Object.entries(TRICKY)) {
+    const shown = new Shown(markdownToHtml, 4).update(text);
+    updates += shown.steps.length;
+    assert.equal(shown.html(), markdownToHtml(text), name);
+  }
+  assert.ok(updates > 2 * Object.keys(TRICKY).length, `${updates} updates`);
+});
+
+test("an 80 KB reply streamed in 2,000 chunks ends with the HTML of one whole render", () => {
+  const text = longReply(80_000);
+  const cuts = Array.from({ length: 2_000 }, (_, i) => Math.round(((i + 1) * text.length) / 2_000));
+  assert.equal(streamed(text, cuts).html(), markdownToHtml(text));
+});
+
+test("an 80 KB reply streamed in 300 uneven deltas ends with the HTML of one whole render", () => {
+  const text = longReply(80_000);
+  assert.equal(streamed(text, randomCuts(text.length, 300)).html(), markdownToHtml(text));
+});
+
+/** Characters of markdown rendered in each update while `text` streams in at `cuts`. */
+function renderedPerUpdate(/** @type {string} */ text, /** @type {number[]} */ cuts) {
+  const rendered = /** @type {number[]} */ ([]);
+  const shown = new Shown((markdown) => {
+    rendered[rendered.length - 1] += markdown.length;
+    return markdownToHtml(markdown);
+  });
+  const update = shown.stream.update.bind(shown.stream);
+  shown.stream.update = (/** @type {string} */ t) => {
+    rendered.push(0);
+    return update(t);
+  };
+  for (const cut of cuts) shown.update(text.slice(0, cut));
+  return { rendered, shown };
+}
+
+test("the markdown rendered per delta stays small however long the reply grows", () => {
+  const text = longReply(80_000);
+  const { rendered } = renderedPerUpdate(text, randomCuts(text.length, 300));
+  const delta = Math.ceil(text.length / 300);
+  const largestBlock = Math.max(...markdownTokens.lex(text).map((token) => token.raw.length));
+  // a delta renders at most the previously open block plus the delta (finished once) and the open tail again
+  assert.ok(Math.max(...rendered) <= 2 * (largestBlock + 3 * delta), `rendered up to ${Math.max(...rendered)}`);
+  assert.ok(Math.max(...rendered) < text.length / 20);
+});
+
+test("finished blocks are rendered once: the HTML kept adds up to the reply without repeats", () => {
+  const text = longReply(20_000);
+  const shown = streamed(text, randomCuts(text.length, 200));
+  assert.ok(shown.finished.length > 50, `${shown.finished.length} finished pieces`);
+  assert.equal(shown.steps.filter((step) => step.reset).length, 0);
+  assert.equal(shown.finished.join(""), markdownToHtml(shown.stream.done));
+});
+
+test("a link reference definition makes the message render whole, so earlier links resolve", () => {
+  const text = "See [the docs][d].\n\nMore text.\n\n[d]: https://example.com/docs\n\nEnd.";
+  const shown = streamed(text, randomCuts(text.length, 20));
+  assert.equal(shown.html(), markdownToHtml(text));
+  assert.ok(shown.html().includes('href="https://example.com/docs"'));
+  assert.equal(shown.stream.whole, true);
+});
+
+test("raw HTML makes the message render whole, so an unclosed tag wraps what follows as in a whole render", () => {
+  const text = "Intro.\n\n<details>\n\nHidden **part**.\n\n</details>\n\nAfter.";
+  const shown = streamed(text, randomCuts(text.length, 20));
+  assert.equal(shown.html(), markdownToHtml(text));
+  assert.equal(shown.stream.whole, true);
+  assert.equal(shown.finished.length, 0);
+});
+
+test("void tags like <br> in a table keep the message incremental, with the HTML of a whole render", () => {
+  const text = "Intro.\n\n| a | b |\n|---|---|\n| one<br>two | <img src=x> |\n\nAfter.<br/>\n\nEnd.";
+  const shown = streamed(text, randomCuts(text.length, 20));
+  assert.equal(shown.html(), markdownToHtml(text));
+  assert.equal(shown.stream.whole, false);
+  assert.ok(shown.finished.length > 0);
+});
+
+test("an open display-math paragraph keeps later blocks open until the math closes", () => {
+  const open = "Before.\n\n$$\na = b\n\nc = d\n\nafter";
+  const shown = new Shown().update(open);
+  assert.equal(shown.stream.done, "Before.\n\n");
+  const closed = `${open}\n$$\n\nLast.`;
+  assert.equal(shown.update(closed).html(), markdownToHtml(closed));
+});
+
+test("a text that rewrites what was finished starts over from the new text", () => {
+  const shown = new Shown().update("One.\n\nTwo.\n\nThree");
+  assert.equal(shown.stream.done, "One.\n\nTwo.\n\n");
+  shown.update("Other.\n\nText");
+  assert.equal(shown.steps[1].reset, true);
+  assert.equal(shown.html(), markdownToHtml("Other.\n\nText"));
+});
+
+test("Windows line endings (which the lexer rewrites) fall back to whole renders with the same HTML", () => {
+  const text = "Line one.\r\n\r\nLine two.\r\n\r\n- a\r\n- b\r\n";
+  const shown = streamed(text, randomCuts(text.length, 10));
+  assert.equal(shown.html(), markdownToHtml(text));
+  assert.equal(shown.stream.whole, true);
+});
+
+test("a whole reply arriving in one delta is drawn over several updates of bounded size", () => {
+  const text = longReply(80_000);
+  const { rendered, shown } = renderedPerUpdate(text, [text.length]);
+  assert.ok(rendered.length >= text.length / BUDGET, `${rendered.length} updates`);
+  assert.ok(Math.max(...rendered) <= BUDGET + 1_000, `rendered up to ${Math.max(...rendered)}`);
+  assert.equal(shown.html(), markdownToHtml(text));
+});
+
+test("a block longer than the budget is drawn whole in one update rather than left waiting", () => {
+  const code = `\`\`\`python\n${"x = 1\n".repeat(BUDGET / 3)}\`\`\`\n\n`;
+  const text = `Intro.\n\n${code}After.`;
+  const shown = new Shown().update(text);
+  assert.equal(shown.steps.length, 2); // "Intro." within the budget, then the whole code block
+  assert.equal(shown.html(), markdownToHtml(text));
+});
