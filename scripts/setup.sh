@@ -28,8 +28,18 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 
-echo "[setup] pip install -e .[test] (builds the front end when needed)"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+# The install is current when nothing it depends on changed since the last one (Python edits need no reinstall:
+# the install is editable; front-end sources, the build hook and the dependencies do).
+stamp_file="$VENV/.notebook_chat_setup"
+stamp=$( (cat pyproject.toml hatch_build.py; find js -path '*/node_modules' -prune -o -type f -print | LC_ALL=C sort \
+  | xargs cat) | sha256sum | cut -d' ' -f1)
+if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] && "$VENV/bin/python" -c "import notebook_chat" 2>/dev/null; then
+  echo "[setup] install is current"
+else
+  echo "[setup] pip install -e .[test] (builds the front end when needed)"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+  echo "$stamp" > "$stamp_file"
+fi
 
 if ! "$VENV/bin/jupyter" labextension list 2>&1 | grep -q "notebook-chat.*enabled.*OK"; then
   echo "[setup] ERROR: the notebook-chat JupyterLab extension is not installed in $VENV" >&2

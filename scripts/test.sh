@@ -13,6 +13,11 @@ echo "[test] ruff"
 echo "[test] mypy"
 "$BIN/mypy" notebook_chat hatch_build.py
 
+if command -v npm >/dev/null; then
+  echo "[test] front-end unit tests (node --test)"
+  (cd js/widget && { [ -d node_modules ] || npm ci --no-audit --no-fund --silent; } && npm test --silent)
+fi
+
 echo "[test] pytest"
 status=0
 "$BIN/python" -m pytest "$@" || status=$?
