@@ -106,6 +106,23 @@ export function enhanceCodeBlocks(root, { cache, insertCell }) {
   for (const key of cache.keys()) if (!used.has(key)) cache.delete(key);
 }
 
+/**
+ * A highlighted, read-only code block for text that is not markdown (e.g. a tool's `code` argument).
+ * @param {string} source @param {string} lang @returns {HTMLElement}
+ */
+export function codeElement(source, lang) {
+  const pre = document.createElement("pre");
+  const code = document.createElement("code");
+  if (hljs.getLanguage(lang)) {
+    code.innerHTML = hljs.highlight(source, { language: lang, ignoreIllegals: true }).value;
+    code.classList.add("hljs");
+  } else {
+    code.textContent = source;
+  }
+  pre.append(code);
+  return pre;
+}
+
 /** @param {Element} code @returns {string|null} */
 function languageOf(code) {
   const match = /(?:^|\s)language-([\w+-]+)/.exec(code.className);

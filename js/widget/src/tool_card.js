@@ -1,5 +1,5 @@
 // One card per tool call: name, arguments, status, result/error/display; Approve / Deny while awaiting approval.
-import { button, sanitize } from "./markdown.js";
+import { button, codeElement, sanitize } from "./markdown.js";
 
 const STATUS_LABEL = {
   running: "running",
@@ -74,6 +74,7 @@ export class ToolCard {
     el.append(head);
 
     if (call.status === "awaiting-approval") {
+      el.append(...codePreviews(call.arguments));
       el.append(this.approvalForm(keepEdit ?? call.edited_arguments ?? call.arguments ?? "{}"));
     } else {
       const args = document.createElement("pre");
@@ -81,6 +82,7 @@ export class ToolCard {
       args.textContent = call.edited_arguments ?? call.arguments ?? "";
       this.argsEl = args;
       el.append(args);
+      if (call.status !== "running") el.append(...codePreviews(call.edited_arguments ?? call.arguments));
       if (call.edited_arguments != null) el.append(note("nbc-tool-edited", "arguments edited before approval"));
     }
     if (call.result != null && call.result !== "") {
@@ -198,6 +200,34 @@ export function argumentsProblem(text) {
     return "Arguments must be a JSON object.";
   }
   return null;
+}
+
+const CODE_LANGUAGES = { code: "python", python: "python", sql: "sql", query: "sql", script: "bash", command: "bash" };
+
+/**
+ * Multi-line string arguments (code, SQL, a script) drawn as highlighted code, so what would run is readable
+ * instead of one escaped JSON line.
+ * @param {string|undefined} argumentsText @returns {HTMLElement[]}
+ */
+function codePreviews(argumentsText) {
+  let value;
+  try {
+    value = JSON.parse(argumentsText ?? "");
+  } catch {
+    return [];
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
+  const previews = [];
+  for (const [key, text] of Object.entries(value)) {
+    if (typeof text !== "string" || !(text.includes("\n") || key in CODE_LANGUAGES)) continue;
+    const box = div("nbc-tool-code");
+    box.dataset.argument = key;
+    const label = div("nbc-tool-code-label");
+    label.textContent = key;
+    box.append(label, codeElement(text, CODE_LANGUAGES[/** @type {keyof typeof CODE_LANGUAGES} */ (key)] ?? "plaintext"));
+    previews.push(box);
+  }
+  return previews;
 }
 
 /**
