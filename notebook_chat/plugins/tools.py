@@ -11,6 +11,7 @@ import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import timedelta
 from typing import Any
 
 from ..engine import Message, Plugin, PluginContext, PluginError, ToolCall
@@ -23,6 +24,8 @@ from ..persistence import (
     StoreError,
     capture_snapshot,
     check_restorable,
+    prune,
+    utc_now_iso,
 )
 from .tool_definition import Tool, ToolResult, as_tool
 
@@ -61,6 +64,7 @@ class ToolPlugin(Plugin):
         auto_fill_missing_tool_messages: bool = False,
         snapshot_store: SnapshotStore | None = None,
         snapshot_key: str = "default",
+        snapshot_max_age: timedelta | None = timedelta(days=30),
     ) -> None:
         self._tools: dict[str, Tool] = {}
         for item in tools:
@@ -74,6 +78,7 @@ class ToolPlugin(Plugin):
         self.auto_fill_missing_tool_messages = auto_fill_missing_tool_messages
         self.snapshot_store = snapshot_store
         self.snapshot_key = snapshot_key
+        self.snapshot_max_age = snapshot_max_age
         self.restore_refused: str | None = None
         self._ctx: PluginContext | None = None
 
@@ -112,6 +117,8 @@ class ToolPlugin(Plugin):
         data = ctx.restored_paused_turn
         if data is None and self.snapshot_store is not None:
             try:
+                if self.snapshot_max_age is not None:
+                    prune(self.snapshot_store, max_age=self.snapshot_max_age)  # paused turns nobody came back to
                 data = self.snapshot_store.load(self.snapshot_key)
             except StoreError as error:
                 self._refuse(ctx, f"the stored paused turn can't be read: {error}")
@@ -256,7 +263,8 @@ class ToolPlugin(Plugin):
         if message is None or not self._awaiting_ids(message):
             return None
         snapshot = capture_snapshot(message, custom_context=ctx.custom_context,
-                                    tool_round_count=int(ctx.custom_context.get("tool_round_count", 0)))
+                                    tool_round_count=int(ctx.custom_context.get("tool_round_count", 0)),
+                                    paused_at=self._paused_at(message))
         return snapshot.to_dict()
 
     def _restore(self, ctx: PluginContext, data: Mapping[str, Any]) -> None:
@@ -272,6 +280,13 @@ class ToolPlugin(Plugin):
         context = dict(snapshot.custom_context)
         context["tool_round_count"] = snapshot.tool_round_count
         ctx.restore_paused_turn(snapshot.turn_id, context)
+
+    @staticmethod
+    def _paused_at(message: Message) -> str:
+        state = message.setdefault("state", {})
+        if "paused_at" not in state:
+            state["paused_at"] = utc_now_iso()
+        return str(state["paused_at"])
 
     def _refuse(self, ctx: PluginContext, reason: str) -> None:
         self.restore_refused = reason

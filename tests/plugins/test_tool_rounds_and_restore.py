@@ -231,3 +231,17 @@ async def test_an_engine_restored_from_its_own_export_record_is_paused_on_the_sa
     await again.dispatch_command(TOOL_RESUME, {"tool_call_id": "c1"})
     assert ledger.runs == [("delete_file", {"path": "p"})]
     assert again.turns[-1]["end_reason"] == "completed"
+
+
+async def test_stale_paused_turn_snapshots_are_pruned_and_fresh_ones_kept(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    store_path, _ = paused_engine_files(tmp_path)
+    await pause_and_save(tmp_path, Ledger(), key="fresh")
+    data = json.loads(store_path.read_text())
+    old = dict(data["conversations"]["fresh"], paused_at="2020-01-01T00:00:00Z")
+    data["conversations"]["old"] = old
+    store_path.write_text(json.dumps(data))
+    MessageEngine(ScriptedProvider(), plugins=[ToolPlugin(Ledger().tools(), snapshot_store=FileStore(store_path),
+                                                          snapshot_key="other", snapshot_max_age=timedelta(days=30))])
+    assert FileStore(store_path).keys() == ["fresh"]
