@@ -91,17 +91,17 @@ class LabServer:
                 self.process.wait(timeout=5)
 
 
-def start_lab_server(workdir: Path, timeout: float = 60.0) -> LabServer:
-    """Start `jupyter lab` on a free port and wait until /api/status answers."""
-    began = time.monotonic()
-    names = ("root", "config", "runtime", "settings", "workspaces", "tmp")
-    dirs = {name: workdir / name for name in names}
+def isolated_lab_env(workdir: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """Environment for a JupyterLab that reads and writes nothing under ~ (config, runtime, settings, workspaces,
+    temp files all below `workdir`), with news and update checks off."""
+    dirs = {name: workdir / name for name in ("config", "runtime", "settings", "workspaces", "tmp")}
     for path in dirs.values():
         path.mkdir(parents=True, exist_ok=True)
     notification = dirs["settings"] / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    env = dict(os.environ)
+    env = dict(os.environ if base is None else base)
+    env.pop("JUPYTER_PATH", None)
     env.update(
         JUPYTER_CONFIG_DIR=str(dirs["config"]),
         JUPYTER_RUNTIME_DIR=str(dirs["runtime"]),
@@ -110,29 +110,45 @@ def start_lab_server(workdir: Path, timeout: float = 60.0) -> LabServer:
         TMPDIR=str(dirs["tmp"]),
         PYTHONUNBUFFERED="1",
     )
-    env.pop("JUPYTER_PATH", None)
+    return env
+
+
+def start_lab_server(workdir: Path, timeout: float = 60.0, *, python: str = sys.executable,
+                     root: Path | None = None, env: dict[str, str] | None = None) -> LabServer:
+    """Start `jupyter lab` (from `python`, serving `root`) on a free port and wait until /api/status answers."""
+    began = time.monotonic()
+    root = root if root is not None else workdir / "root"
+    root.mkdir(parents=True, exist_ok=True)
+    environment = isolated_lab_env(workdir, env)
     port, token = free_port(), os.urandom(16).hex()
     log = workdir / "jupyterlab.log"
     command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", f"--port={port}",
+        python, "-m", "jupyter", "lab", "--no-browser", "--allow-root", f"--port={port}",
         "--ServerApp.port_retries=0", f"--ServerApp.token={token}", "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.root_dir={dirs['root']}", "--LabApp.expose_app_in_browser=True",
+        f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
     ]
     with log.open("wb") as sink:
-        process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    server = LabServer(f"http://127.0.0.1:{port}", token, dirs["root"], log, process)
+        process = subprocess.Popen(command, env=environment, cwd=root, stdout=sink, stderr=subprocess.STDOUT)
+    server = LabServer(f"http://127.0.0.1:{port}", token, root, log, process)
+    wait_until_serving(server, began, timeout)
+    return server
+
+
+def wait_until_serving(server: LabServer, began: float, timeout: float) -> None:
+    """Poll /api/status until it answers; stop the server and raise with its log if it exits or never answers."""
     while time.monotonic() - began < timeout:
-        if process.poll() is not None:
-            raise RuntimeError(f"jupyter lab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        if server.process.poll() is not None:
+            code, tail = server.process.returncode, server.log.read_text()[-3000:]
+            raise RuntimeError(f"jupyter lab exited with {code}:\n{tail}")
         try:
             server.api("GET", "/api/status")
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             time.sleep(0.2)
             continue
         server.started_in = time.monotonic() - began
-        return server
+        return
     server.stop()
-    raise RuntimeError(f"jupyter lab did not answer within {timeout} s:\n{log.read_text()[-3000:]}")
+    raise RuntimeError(f"jupyter lab did not answer within {timeout} s:\n{server.log.read_text()[-3000:]}")
 
 
 def notebook_json(cells: Sequence[str], metadata: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import Lab, LabServer, free_port
+from tests.e2e.lab import Lab, LabServer, free_port, isolated_lab_env, wait_until_serving
 
 pytestmark = pytest.mark.browser
 
@@ -69,21 +69,14 @@ class Demo:
 
 def start_demo(workdir: Path, timeout: float = 240.0) -> Demo:
     """Run `scripts/demo.sh --no-browser` in its own process group; return once /api/status answers."""
+    env = isolated_lab_env(workdir, {key: value for key, value in os.environ.items() if key not in SECRETS})
     for relative, values in SETTINGS.items():
         path = workdir / "settings" / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
-    env = {key: value for key, value in os.environ.items() if key not in SECRETS}
-    for name in ("config", "runtime", "workspaces", "tmp", "checkpoints"):
-        (workdir / name).mkdir(parents=True, exist_ok=True)
+    (workdir / "checkpoints").mkdir(parents=True, exist_ok=True)
     port, token = free_port(), os.urandom(16).hex()
     env.update(
-        JUPYTER_CONFIG_DIR=str(workdir / "config"),
-        JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
-        JUPYTERLAB_SETTINGS_DIR=str(workdir / "settings"),
-        JUPYTERLAB_WORKSPACES_DIR=str(workdir / "workspaces"),
-        TMPDIR=str(workdir / "tmp"),
-        PYTHONUNBUFFERED="1",
         NOTEBOOK_CHAT_PORT=str(port),
         NOTEBOOK_CHAT_VENV=sys.prefix,
         NOTEBOOK_CHAT_SKIP_JS="1",
@@ -97,18 +90,13 @@ def start_demo(workdir: Path, timeout: float = 240.0) -> Demo:
         process = subprocess.Popen(command, cwd=workdir, env=env, stdout=sink, stderr=subprocess.STDOUT,
                                    start_new_session=True)
     demo = Demo(LabServer(f"http://127.0.0.1:{port}", token, REPO, log, process), 0.0)
-    while time.monotonic() - began < timeout:
-        if process.poll() is not None:
-            raise AssertionError(f"scripts/demo.sh exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            demo.server.api("GET", "/api/status")
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.2)
-            continue
-        demo.ready_in = time.monotonic() - began
-        return demo
-    demo.stop()
-    raise AssertionError(f"scripts/demo.sh served nothing within {timeout} s:\n{log.read_text()[-3000:]}")
+    try:
+        wait_until_serving(demo.server, began, timeout)
+    except RuntimeError:
+        demo.stop()
+        raise
+    demo.ready_in = demo.server.started_in
+    return demo
 
 
 def port_is_open(port: int) -> bool:

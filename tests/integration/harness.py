@@ -8,47 +8,16 @@ from typing import Any, Literal
 
 from notebook_chat.engine import EngineEvent, MessageEngine
 from notebook_chat.engine.history import prepare_for_request, validate
-from notebook_chat.plugins import ToolPlugin, tool
+from notebook_chat.plugins import ToolPlugin
 from notebook_chat.providers import OpenAIChat, OpenAIResponses
 from notebook_chat.providers.converters import check_every_provider, check_responses
 from notebook_chat.testing import FakeOpenAIServer, RecordedRequest
+from tests.plugins.tool_helpers import Ledger as Ledger
+from tests.plugins.tool_helpers import statuses as statuses
 
 Api = Literal["chat", "responses"]
 APIS: tuple[Api, ...] = ("chat", "responses")
 MODEL = "gpt-test"
-
-
-class Ledger:
-    """Real tools with real side effects the tests can count: every run appends its name and arguments."""
-
-    def __init__(self) -> None:
-        self.runs: list[tuple[str, dict[str, Any]]] = []
-        self.slow_started = asyncio.Event()
-
-    def tools(self) -> list[Any]:
-        ledger = self
-
-        @tool
-        def lookup(city: str) -> str:
-            """Look up the weather of a city."""
-            ledger.runs.append(("lookup", {"city": city}))
-            return f"sunny in {city}"
-
-        @tool
-        def add(a: int, b: int) -> str:
-            """Add two numbers."""
-            ledger.runs.append(("add", {"a": a, "b": b}))
-            return str(a + b)
-
-        @tool
-        async def slow(seconds: float) -> str:
-            """Wait for a while."""
-            ledger.runs.append(("slow", {"seconds": seconds}))
-            ledger.slow_started.set()
-            await asyncio.sleep(seconds)
-            return "done waiting"
-
-        return [lookup, add, slow]
 
 
 def make_engine(server: FakeOpenAIServer, ledger: Ledger, api: Api = "chat", *, timeout: float | None = None,
@@ -101,14 +70,6 @@ def results_sent(body: Mapping[str, Any]) -> dict[str, str]:
     if "messages" in body:
         return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
     return {i["call_id"]: i["output"] for i in body["input"] if i.get("type") == "function_call_output"}
-
-
-def statuses(engine: MessageEngine) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for message in engine.messages:
-        for call_id, entry in ((message.get("state") or {}).get("tool_calls") or {}).items():
-            found[call_id] = entry["status"]
-    return found
 
 
 def last_turn(engine: MessageEngine) -> dict[str, Any]:

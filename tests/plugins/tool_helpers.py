@@ -29,6 +29,12 @@ class Ledger:
             ledger.runs.append(("lookup", {"city": city}))
             return f"sunny in {city}"
 
+        @tool
+        def add(a: int, b: int) -> str:
+            """Add two numbers."""
+            ledger.runs.append(("add", {"a": a, "b": b}))
+            return str(a + b)
+
         @tool(approval=True)
         def delete_file(path: str) -> str:
             """Delete a file."""
@@ -50,7 +56,7 @@ class Ledger:
             await asyncio.sleep(seconds)
             return "slept"
 
-        return [lookup, delete_file, send_mail, slow]
+        return [lookup, add, delete_file, send_mail, slow]
 
 
 def make_engine(provider: ScriptedProvider, ledger: Ledger, **options: Any) -> MessageEngine:
