@@ -224,3 +224,14 @@ async def test_sending_while_a_turn_waits_for_approval_is_refused_with_a_clear_e
     with pytest.raises(ValueError, match="waits for an approval"):
         await chat.send("something else")
     assert len(provider.requests) == 1
+
+
+def test_ask_from_a_script_returns_the_reply_or_the_pending_approvals(
+        recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    provider = ScriptedProvider().text("plain answer").tool_calls(
+        [{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}])
+    chat = approval_chat(provider, ran)
+    assert chat.ask("a question") == "plain answer"
+    assert chat.ask("drop t1") == [{"tool_call_id": "c1", "name": "drop_table", "arguments": '{"name": "t1"}'}]
+    assert ran == []
