@@ -22,6 +22,11 @@ FIRST_SENTENCE = {
     "interrupted": "Your previous turn was interrupted before it finished (for example, the kernel died or the "
                    "notebook was closed).",
 }
+ABORTED_BY = {
+    "disposed": "Your previous reply was cut off before it was finished: the chat was closed or its cell was "
+                "interrupted.",
+    "hook": "Your previous reply was stopped by a notebook_chat plugin before it was finished.",
+}
 RULES = (
     "Continue from exactly where it stopped; do not repeat what is already visible in the conversation. "
     "If a tool call was interrupted, its outcome is unknown: verify the outcome of an interrupted tool call before "
@@ -30,7 +35,8 @@ RULES = (
 
 
 def continuation_text(reason: str, detail: str | None = None, instruction: str | None = None) -> str:
-    parts = [FIRST_SENTENCE[reason]]
+    first = ABORTED_BY.get(detail or "", FIRST_SENTENCE[reason]) if reason == "aborted" else FIRST_SENTENCE[reason]
+    parts = [first]
     if reason == "error" and detail:
         parts.append(f"The error was: {detail}")
     parts.append(RULES)

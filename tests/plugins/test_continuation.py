@@ -242,3 +242,9 @@ async def test_a_crash_inside_a_tool_round_yields_outcome_unknown_results_and_no
     assert ledger.runs == runs_before
     sent = next_kernel.requests[0]["messages"]
     assert any(m.get("tool_call_id") == "c_slow" and "outcome unknown" in m["content"] for m in sent)
+
+
+def test_an_abort_that_was_not_the_users_says_so_in_the_first_sentence() -> None:
+    assert continuation_text("aborted", "disposed").startswith(
+        "Your previous reply was cut off before it was finished: the chat was closed")
+    assert "stopped by the user" in continuation_text("aborted", "user")
