@@ -55,6 +55,7 @@ class Chat:
         store: ConversationStore | None = None,
         plugins: Iterable[Plugin] = (),
         auto_continue_length: bool = False,
+        restore_timeout: float = 2.0,
     ) -> None:
         self.provider = provider if provider is not None else default_provider(model)
         self._tools = list(tools)
@@ -69,6 +70,9 @@ class Chat:
         self._autosave: ConversationAutosave | None = None
         self._restored = False
         self._record_refused = False
+        self.restore_timeout = restore_timeout
+        self._displayed = False
+        self._front_end_answered = asyncio.Event()
         loaded = load_conversation(store, self.key) if store is not None else None
         if loaded is not None and loaded.refused:
             self._record_refused = True
@@ -114,7 +118,18 @@ class Chat:
 
     # -- display -----------------------------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        self._displayed = True
         return self.widget._repr_mimebundle_(**kwargs)
+
+    async def _await_front_end(self) -> None:
+        """A chat just displayed (Restart Kernel → Run All) first hears what the notebook stores for it, so a
+        command in the next cell continues the stored conversation instead of overwriting it. Without a front end
+        (nbclient, a script) this waits ``restore_timeout`` once."""
+        if not self._displayed or self._front_end_answered.is_set() or self.restore_timeout <= 0:
+            return
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._front_end_answered.wait(), self.restore_timeout)
+        self._front_end_answered.set()
 
     # -- reading -----------------------------------------------------------------------------------------------
     @property
@@ -170,6 +185,7 @@ class Chat:
         """
         if not text.strip():
             raise ValueError("the message is empty")
+        await self._await_front_end()
         if not self.engine.state.can_start_turn:
             waiting = "waits for an approval" if self.engine.state.is_paused else "is running"
             raise ValueError(f"a turn {waiting}: wait for it, stop it, or decide the pending tool calls first")
@@ -195,6 +211,7 @@ class Chat:
         return result
 
     async def _decide(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
+        await self._await_front_end()
         try:
             result = await self.engine.dispatch_command(command, payload)
         except ProviderError:
@@ -206,6 +223,12 @@ class Chat:
 
     async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
         """The browser rendered the widget and handed over what the notebook stores under our key."""
+        try:
+            return self._restore(record, info)
+        finally:
+            self._front_end_answered.set()
+
+    def _restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
         if not info.get("notebook"):
             if self.store is None:
                 self.store = MemoryStore()

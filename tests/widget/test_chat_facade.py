@@ -235,3 +235,32 @@ def test_ask_from_a_script_returns_the_reply_or_the_pending_approvals(
     assert chat.ask("a question") == "plain answer"
     assert chat.ask("drop t1") == [{"tool_call_id": "c1", "name": "drop_table", "arguments": '{"name": "t1"}'}]
     assert ran == []
+
+
+async def test_a_command_right_after_display_waits_for_the_notebooks_record_and_continues_it(
+        recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    first = approval_chat(ScriptedProvider().tool_calls(
+        [{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}]), ran, key="cell-1")
+    await first.restore(None, {"notebook": True, "cell_id": "cell-1"})
+    await first.send("drop t1")
+    record = json.loads(json.dumps(next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]))
+
+    again = approval_chat(ScriptedProvider().text("dropped"), ran, key="cell-1")
+    again._repr_mimebundle_()  # Run All after a restart: the cell shows the chat ...
+    approving = asyncio.ensure_future(again.approve("c1"))  # ... and the next cell approves at once
+    await asyncio.sleep(0.05)
+    await again.restore(record, {"notebook": True, "cell_id": "cell-1"})  # the browser answers a moment later
+    result = await approving
+    assert result["status"] == "resumed"
+    assert ran == ["t1"]
+
+
+async def test_without_a_front_end_a_displayed_chat_waits_only_once_for_it(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider().text("one").text("two"), restore_timeout=0.05)
+    chat._repr_mimebundle_()
+    await chat.send("first")
+    assert chat._front_end_answered.is_set()
+    await chat.send("second")
+    assert chat.reply == "two"
