@@ -335,3 +335,12 @@ class Lab:
 
     def _file(self) -> Path:
         return self.server.root / self._require_path()
+
+
+def documentation_screenshot(name: str) -> Path:
+    """Where a test saves a picture the README shows: test-artifacts/ normally, docs/ itself when
+    NOTEBOOK_CHAT_UPDATE_SCREENSHOTS=1 (so a test run leaves the tracked files alone)."""
+    repo = Path(__file__).resolve().parents[2]
+    folder = repo / "docs" if os.environ.get("NOTEBOOK_CHAT_UPDATE_SCREENSHOTS") == "1" else repo / "test-artifacts"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name

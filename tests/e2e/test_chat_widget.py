@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.e2e.chat_page import ChatPage, kernel_value
-from tests.e2e.lab import Lab
+from tests.e2e.lab import Lab, documentation_screenshot
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshot-approval.png"
+SCREENSHOT = documentation_screenshot("screenshot-approval.png")
 
 IMPORTS = """
 import json, time
@@ -91,7 +90,6 @@ chat
     assert card.locator("[data-action=deny]").is_visible()
     assert chat.wait_state("paused") == "paused"
     assert kernel_value(lab, 1, "SETTINGS") == {"mode": "draft"}
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     chat.root.screenshot(path=str(SCREENSHOT))
 
     card.locator("[data-action=approve]").click()

@@ -3,16 +3,14 @@ its tool card, and "Insert cell below" on a code block of a reply adds that code
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.e2e.chat_page import ChatPage, kernel_value
-from tests.e2e.lab import Lab
+from tests.e2e.lab import Lab, documentation_screenshot
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshot-plot-card.png"
+SCREENSHOT = documentation_screenshot("screenshot-plot-card.png")
 
 SALES = """
 import json
@@ -63,7 +61,6 @@ def test_a_figure_from_an_approved_run_python_call_shows_as_an_image_in_its_card
     assert image.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [640, 480]
     assert "[1 figure: 640x480 PNG shown to the user]" in done.locator(".nbc-tool-result").inner_text()
     assert kernel_value(lab, 1, "PEAK") == 160
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     done.screenshot(path=str(SCREENSHOT))
 
 
