@@ -81,8 +81,17 @@ export class ToolCard {
       args.className = "nbc-tool-args";
       args.textContent = call.edited_arguments ?? call.arguments ?? "";
       this.argsEl = args;
-      el.append(args);
-      if (call.status !== "running") el.append(...codePreviews(call.edited_arguments ?? call.arguments));
+      const previews = call.status === "running" ? [] : codePreviews(call.edited_arguments ?? call.arguments);
+      if (previews.length > 0) {
+        const details = document.createElement("details");
+        details.className = "nbc-tool-args-json";
+        const summary = document.createElement("summary");
+        summary.textContent = "arguments as JSON";
+        details.append(summary, args);
+        el.append(...previews, details);
+      } else {
+        el.append(args);
+      }
       if (call.edited_arguments != null) el.append(note("nbc-tool-edited", "arguments edited before approval"));
     }
     if (call.result != null && call.result !== "") {
