@@ -197,13 +197,20 @@ class ToolPlugin(Plugin):
         self._clear_snapshot()
 
     # -- commands ---------------------------------------------------------------------------------------------
-    async def _resume(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def _decision_target(self, payload: dict[str, Any]) -> tuple[PluginContext, Message, ToolCall] | dict[str, Any]:
+        """The paused call a decision is about, or the ``missing`` outcome when nothing awaits under that id."""
         ctx = self._context()
-        call_id = payload.get("tool_call_id")
-        found = self._awaiting(ctx, call_id)
+        found = self._awaiting(ctx, payload.get("tool_call_id"))
         if found is None:
-            return {"status": "missing", "tool_call_id": call_id}
-        message, call = found
+            return {"status": "missing", "tool_call_id": payload.get("tool_call_id")}
+        return ctx, *found
+
+    async def _resume(self, payload: dict[str, Any]) -> dict[str, Any]:
+        target = self._decision_target(payload)
+        if isinstance(target, dict):
+            return target
+        ctx, message, call = target
+        call_id = call["id"]
         tool = self.resolve_tools(ctx).get(call["function"]["name"])  # may raise: the turn stays paused
         if tool is None:
             return {"status": "unavailable", "tool_call_id": call_id,
@@ -232,12 +239,11 @@ class ToolPlugin(Plugin):
         return {"status": "resumed", "tool_call_id": call_id}
 
     async def _reject(self, payload: dict[str, Any]) -> dict[str, Any]:
-        ctx = self._context()
-        call_id = payload.get("tool_call_id")
-        found = self._awaiting(ctx, call_id)
-        if found is None:
-            return {"status": "missing", "tool_call_id": call_id}
-        message, call = found
+        target = self._decision_target(payload)
+        if isinstance(target, dict):
+            return target
+        ctx, message, call = target
+        call_id = call["id"]
         reason = payload.get("reason")
         entry = message["state"]["tool_calls"][call["id"]]
         entry["status"] = "denied"

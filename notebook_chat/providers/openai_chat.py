@@ -92,19 +92,26 @@ class OpenAIChat:
         request.update(stream=True, stream_options={**stream_options, "include_usage": True})
         return drop_tool_options_without_tools(request)
 
+    fixed_keys: tuple[str, ...] = ("model", "messages", "stream", "stream_options")
+    """Request keys passed to the SDK by name; the rest travel as ``extra_body`` (any server's own options)."""
+
     async def __call__(self, body: dict[str, Any], cancel: CancelHandle) -> AsyncIterator[dict[str, Any]]:
         request = self.request_body(body)
         watch = openai_stream.CancelWatch(cancel)
-        fixed = {key: request.pop(key) for key in ("model", "messages", "stream", "stream_options")}
+        fixed = {key: request.pop(key) for key in self.fixed_keys}
         try:
-            stream = await openai_stream.start(
-                self.client.chat.completions.create(**fixed, extra_body=request), watch
-            )
+            stream = await openai_stream.start(self._create(fixed, request), watch)
         except openai.OpenAIError as error:
             watch.close()
             raise self._error(error) from error
         if stream is None:
             return openai_stream.empty()
+        return self._read(stream, watch)
+
+    def _create(self, fixed: dict[str, Any], extra: dict[str, Any]) -> Any:
+        return self.client.chat.completions.create(**fixed, extra_body=extra)
+
+    def _read(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
         return self._chunks(stream, watch)
 
     def _error(self, error: openai.OpenAIError) -> ProviderError:

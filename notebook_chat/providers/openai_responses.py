@@ -13,7 +13,6 @@ from typing import Any
 import openai
 
 from ..engine.errors import ProviderError
-from ..engine.provider import CancelHandle
 from . import openai_stream
 from .converters.responses import check_responses, to_responses_input, tools_to_responses
 from .openai_chat import OpenAIChat, drop_tool_options_without_tools, provider_messages
@@ -71,19 +70,12 @@ class OpenAIResponses(OpenAIChat):
     def request_body(self, body: dict[str, Any]) -> dict[str, Any]:
         return responses_request(self.model, self.request_options, body)
 
-    async def __call__(self, body: dict[str, Any], cancel: CancelHandle) -> AsyncIterator[dict[str, Any]]:
-        request = self.request_body(body)
-        watch = openai_stream.CancelWatch(cancel)
-        fixed = {key: request.pop(key) for key in ("model", "input", "stream", "store")}
-        try:
-            stream = await openai_stream.start(
-                self.client.responses.create(**fixed, extra_body=request), watch
-            )
-        except openai.OpenAIError as error:
-            watch.close()
-            raise self._error(error) from error
-        if stream is None:
-            return openai_stream.empty()
+    fixed_keys = ("model", "input", "stream", "store")
+
+    def _create(self, fixed: dict[str, Any], extra: dict[str, Any]) -> Any:
+        return self.client.responses.create(**fixed, extra_body=extra)
+
+    def _read(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
         return self._events(stream, watch)
 
     async def _events(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:

@@ -124,14 +124,20 @@ async def test_the_view_folds_tool_results_into_their_cards(recording_comms: lis
     assert all(m["role"] != "tool" for m in chat.view_state()["messages"])
 
 
-async def test_the_browser_restores_a_paused_turn_from_notebook_metadata_and_approve_runs_once(
-        recording_comms: list[RecordingComm]) -> None:
-    ran: list[str] = []
+async def record_paused_on_drop_table(ran: list[str]) -> dict[str, Any]:
+    """What a kernel writes to the notebook's metadata (key "cell-1") once drop_table waits for approval."""
     first = approval_chat(ScriptedProvider().tool_calls(
         [{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}]), ran, key="cell-1")
     await first.restore(None, {"notebook": True, "cell_id": "cell-1"})
     await first.send("drop t1")
-    record = json.loads(json.dumps(next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]))
+    persisted = next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]
+    return json.loads(json.dumps(persisted))  # type: ignore[no-any-return]
+
+
+async def test_the_browser_restores_a_paused_turn_from_notebook_metadata_and_approve_runs_once(
+        recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    record = await record_paused_on_drop_table(ran)
     assert record["paused_turn"]["tool_call_ids"] == ["c1"]
 
     restarted: list[str] = []
@@ -240,11 +246,7 @@ def test_ask_from_a_script_returns_the_reply_or_the_pending_approvals(
 async def test_a_command_right_after_display_waits_for_the_notebooks_record_and_continues_it(
         recording_comms: list[RecordingComm]) -> None:
     ran: list[str] = []
-    first = approval_chat(ScriptedProvider().tool_calls(
-        [{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}]), ran, key="cell-1")
-    await first.restore(None, {"notebook": True, "cell_id": "cell-1"})
-    await first.send("drop t1")
-    record = json.loads(json.dumps(next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]))
+    record = await record_paused_on_drop_table(ran)
 
     again = approval_chat(ScriptedProvider().text("dropped"), ran, key="cell-1")
     again._repr_mimebundle_()  # Run All after a restart: the cell shows the chat ...
