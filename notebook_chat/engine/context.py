@@ -79,6 +79,11 @@ class PluginContext:
         """The stored paused-turn snapshot handed to the engine at construction (untrusted until checked)."""
         return self._engine.restored_paused_turn
 
+    @property
+    def restored_state(self) -> Any:
+        """This plugin's entry of the loaded record's ``plugins`` (untrusted JSON, None when absent)."""
+        return self._engine.restored_plugin_states.get(self.plugin.name)
+
     def state_plugins(self) -> list[Plugin]:
         """Every plugin of the engine, in hook order."""
         return self._engine.plugins

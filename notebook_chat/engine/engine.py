@@ -16,7 +16,7 @@ from .commands import CommandBus, CommandResult
 from .context import PluginContext
 from .errors import EngineWarning, PluginError, ProviderError, TurnBlocked
 from .messages import Message, new_id, user_message
-from .plugin import Plugin, overrides
+from .plugin import Plugin, StatefulPlugin, overrides
 from .provider import CancelHandle, Provider
 from .state import EndReason, EngineEvent, EngineState, turn_entry
 from .stream_merge import StreamAccumulator
@@ -40,12 +40,14 @@ class MessageEngine:
         request_message_fields_exclude: Iterable[str] = ("state", "metadata", "loading"),
         turns: Iterable[Mapping[str, Any]] = (),
         paused_turn: Mapping[str, Any] | None = None,
+        plugin_states: Mapping[str, Any] | None = None,
         use_default_plugins: bool = True,
     ) -> None:
         self.provider = provider
         self.state = EngineState(messages=[dict(m) for m in initial_messages])  # type: ignore[misc]
         self.turns: list[dict[str, Any]] = [dict(t) for t in turns]
         self.restored_paused_turn = dict(paused_turn) if paused_turn else None
+        self.restored_plugin_states: dict[str, Any] = dict(plugin_states) if isinstance(plugin_states, Mapping) else {}
         self.current_turn: list[Message] = []
         self.custom_context: dict[str, Any] = {}
         self.request_body: dict[str, Any] | None = None
@@ -77,7 +79,7 @@ class MessageEngine:
     def from_record(cls, provider: Provider, record: Mapping[str, Any], **options: Any) -> MessageEngine:
         """An engine holding a conversation record (``export_record()``'s shape), validated by the caller."""
         return cls(provider, initial_messages=record.get("messages") or (), turns=record.get("turns") or (),
-                   paused_turn=record.get("paused_turn"), **options)
+                   paused_turn=record.get("paused_turn"), plugin_states=record.get("plugins"), **options)
 
     # -- construction ----------------------------------------------------------------------------------------------
     @staticmethod
@@ -209,13 +211,27 @@ class MessageEngine:
                 if exporter is not None:
                     paused = exporter(self._contexts[id(plugin)])
                     break
-        return {
+        record: dict[str, Any] = {
             "version": 1,
             "messages": request_builder.for_saving(self.messages),
             "turns": [dict(t) for t in self.turns],
             "paused_turn": paused,
             "updated_at": utc_now(),
         }
+        states = self._plugin_states()
+        if states:
+            record["plugins"] = states
+        return record
+
+    def _plugin_states(self) -> dict[str, Any]:
+        """What plugins keep in the record (``StatefulPlugin.export_state``), by plugin name."""
+        states: dict[str, Any] = {}
+        for plugin in self._plugins:
+            if isinstance(plugin, StatefulPlugin):
+                state = plugin.export_state(self._contexts[id(plugin)])
+                if state is not None:
+                    states[plugin.name] = state
+        return states
 
     # -- used by contexts ----------------------------------------------------------------------------------------
     def decide(self, decision: Decision) -> None:

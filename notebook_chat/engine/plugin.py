@@ -13,12 +13,16 @@ Order and concurrency are part of the contract:
 - ``on_finally(ctx)``        sync, after every turn ends (completed, aborted or failed) and after a pause.
 
 Serial hooks run by ``priority`` (higher first), then registration order. Commands come from ``commands()``.
+
+A plugin that keeps declarative state in the conversation record implements :class:`StatefulPlugin`: the record
+holds ``{"plugins": {name: export_state(ctx)}}`` and a loaded record hands the entry back as ``ctx.restored_state``
+(untrusted JSON: validate it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from .commands import CommandHandler
@@ -74,3 +78,12 @@ class Plugin:
 def overrides(plugin: Plugin, hook: str) -> bool:
     """True when the plugin implements ``hook`` itself (the engine skips no-op defaults on hot paths)."""
     return getattr(type(plugin), hook) is not getattr(Plugin, hook)
+
+
+@runtime_checkable
+class StatefulPlugin(Protocol):
+    """A plugin whose declarative state (JSON) is kept in the conversation record under its name."""
+
+    name: str
+
+    def export_state(self, ctx: PluginContext) -> dict[str, Any] | None: ...

@@ -72,6 +72,9 @@ class Tool:
     function: Callable[..., Any]
     approval: bool = False
     """Whether each call waits for the user to approve it."""
+    unavailable: Callable[[str], str | None] | None = field(default=None, compare=False, hash=False, repr=False)
+    """Why an approved call (its raw JSON arguments) can't run in this kernel, or None when it can (e.g. a restored
+    call that names a resource that no longer exists). Checked before an approval runs the tool."""
     _arguments: type[pydantic.BaseModel] = field(init=False, repr=False, compare=False, hash=False)
     _signature: inspect.Signature = field(init=False, repr=False, compare=False, hash=False)
 

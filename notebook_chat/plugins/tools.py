@@ -216,6 +216,9 @@ class ToolPlugin(Plugin):
             return {"status": "unavailable", "tool_call_id": call_id,
                     "error": f"the tool {call['function']['name']!r} is not registered in this kernel, so the "
                              "call can't run here; register it and try again, or deny the call"}
+        problem = tool.unavailable(call["function"]["arguments"]) if tool.unavailable is not None else None
+        if problem:
+            return {"status": "unavailable", "tool_call_id": call_id, "error": problem}
         edited = payload.get("arguments")
         if edited is not None:
             problem = _arguments_problem(edited)
