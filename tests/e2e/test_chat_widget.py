@@ -148,7 +148,7 @@ chat
     assert STORY.startswith(partial), partial
     assert 20 < len(partial.split()) < 300, partial
     kept, _ = kernel_value(lab, 1, "LAST")
-    assert kept == partial
+    assert kept.strip() == partial  # the DOM text is read stripped; a chunk may end on a space
 
     go = chat.root.locator(".nbc-continue [data-action=continue]")
     go.click()

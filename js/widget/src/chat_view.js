@@ -1,20 +1,27 @@
 // The whole widget view: header, message list, Continue, status line, inline error, input box.
+// Keys stay inside (keys.js); the list follows new content (scroll_follow.js); the composer keeps focus and its
+// draft (drafts.js) and is never disabled by a turn: while one runs, the Send button says why it waits.
 import { ActionSender } from "./actions.js";
+import { readDraft, writeDraft } from "./drafts.js";
+import { t } from "./i18n.js";
+import { containKeys } from "./keys.js";
 import { button } from "./markdown.js";
 import { MessageList } from "./message_list.js";
+import { ScrollFollower } from "./scroll_follow.js";
 
-const STATUS_TEXT = {
-  requesting: "Requesting…",
-  completing: "Streaming…",
-  streaming: "Streaming…",
-  "calling-tools": "Calling tools…",
-  pausing: "Waiting for approval…",
+const STATUS_KEYS = {
+  requesting: "status.requesting",
+  completing: "status.streaming",
+  streaming: "status.streaming",
+  "calling-tools": "status.calling_tools",
+  pausing: "status.pausing",
 };
+const END_REASONS = new Set(["max-tokens", "aborted", "error", "interrupted"]);
 
 /**
  * @typedef {{request_state: string, processing_state?: string|null, error?: string|null}} Status
  * @typedef {{messages: import("./message_list.js").MessageView[], status: Status,
- *   continue_offer: {message_id: string|null}|null, notice?: string|null}} View
+ *   continue_offer: {message_id: string|null, reason?: string}|null, notice?: string|null}} View
  */
 
 export class ChatView {
@@ -26,6 +33,10 @@ export class ChatView {
     this.insertCell = null;
     /** @type {View|null} */
     this.view = null;
+    this.dead = false;
+    this.draftKey = "";
+    /** @type {(() => void) | null} */
+    this.saveNotebook = null;
     const send = this.actions.send.bind(this.actions);
 
     el.classList.add("nbc-root");
@@ -36,28 +47,43 @@ export class ChatView {
     this.storage.hidden = true;
     this.notice = div("nbc-notice");
     this.notice.hidden = true;
+    this.deadNotice = div("nbc-dead");
+    this.deadNotice.hidden = true;
     this.header.append(this.title, this.storage);
 
-    this.list = new MessageList({ send, insertCell: () => this.insertCell });
+    this.list = new MessageList({
+      send,
+      insertCell: () => this.insertCell,
+      pendingApproval: (card) => this.revealApproval(card),
+    });
+    this.follower = new ScrollFollower(this.list.el);
+    this.listBox = div("nbc-list-box");
+    this.listBox.append(this.list.el, this.follower.jump);
     this.continueBox = this.buildContinue();
     this.status = div("nbc-status");
     this.errorLine = div("nbc-error");
     this.errorLine.hidden = true;
     this.composer = this.buildComposer();
-    el.append(this.header, this.notice, this.list.el, this.continueBox, this.status, this.errorLine, this.composer);
-    this.onKey = (/** @type {KeyboardEvent} */ e) => {
-      if (e.key === "Escape" && this.running()) {
-        e.preventDefault();
+    el.append(this.header, this.deadNotice, this.notice, this.listBox, this.continueBox, this.status, this.errorLine,
+      this.composer);
+    this.releaseKeys = containKeys(el, {
+      onEscape: () => {
+        if (this.dead || !(this.running() || this.paused())) return false;
         this.stop();
-      }
-    };
-    el.addEventListener("keydown", this.onKey);
+        return true;
+      },
+      onSave: () => {
+        if (!this.saveNotebook) return false;
+        this.saveNotebook();
+        return true;
+      },
+    });
     this.renderStatus({ request_state: "idle" });
   }
 
   /** Kernel→browser custom message. @param {any} msg */
   handle(msg) {
-    if (!msg || typeof msg !== "object") return;
+    if (!msg || typeof msg !== "object" || this.dead) return;
     if (msg.kind === "snapshot") this.applySnapshot(msg.view);
     else if (msg.kind === "delta") this.list.applyDelta(msg.ops ?? []);
     else if (msg.kind === "action_result") this.actions.result(msg, (error) => this.showError(error));
@@ -85,25 +111,38 @@ export class ChatView {
   }
 
   renderNotice() {
-    const parts = [this.traitNotice, this.viewNotice].filter((t) => t);
+    const parts = [this.traitNotice, this.viewNotice].filter((text) => text);
     const text = [...new Set(parts)].join(" ");
     this.notice.textContent = text;
     this.notice.hidden = text === "";
   }
 
-  /** @param {{available: boolean, insertCellBelow?: (code: string) => void}} bridge */
+  /**
+   * @param {{available: boolean, path?: string|null, insertCellBelow?: (code: string) => void,
+   *   save?: () => Promise<void>}} bridge
+   */
   setBridge(bridge) {
+    const save = bridge.available && typeof bridge.save === "function" ? bridge.save : null;
+    this.saveNotebook = save
+      ? () => save.call(bridge).catch((err) => console.warn("notebook_chat: saving the notebook failed", err))
+      : null;
     this.el.dataset.notebook = String(bridge.available);
     this.storage.hidden = bridge.available;
-    this.storage.textContent = bridge.available ? "" : "not saved in notebook metadata";
-    this.storage.title = bridge.available
-      ? ""
-      : "No notebook document is reachable from this view; the kernel keeps the conversation in its own store.";
+    this.storage.textContent = bridge.available ? "" : t("storage.none");
+    this.storage.title = bridge.available ? "" : t("storage.none_title");
     const insert = bridge.available && typeof bridge.insertCellBelow === "function" ? bridge.insertCellBelow : null;
     if (insert !== this.insertCell) {
       this.insertCell = insert ? (code) => insert.call(bridge, code) : null;
       this.list.refreshAll();
     }
+  }
+
+  /** Where the draft is kept (the chat's key, and the notebook's path once known). @param {string} key */
+  setDraftKey(key) {
+    if (key === this.draftKey) return;
+    this.draftKey = key;
+    if (this.input.value === "") this.input.value = readDraft(key);
+    else writeDraft(key, this.input.value);
   }
 
   running() {
@@ -122,17 +161,32 @@ export class ChatView {
     this.status.dataset.state = state;
     this.status.dataset.phase = phase;
     let text = "";
-    if (state === "processing") text = STATUS_TEXT[/** @type {keyof typeof STATUS_TEXT} */ (phase)] ?? (phase || "Working…");
-    else if (state === "paused") text = "Waiting for approval";
-    else if (state === "error") text = `Error: ${status.error ?? "the request failed"}`;
-    else if (state === "aborted") text = "Stopped";
+    if (state === "processing") {
+      const key = STATUS_KEYS[/** @type {keyof typeof STATUS_KEYS} */ (phase)];
+      text = key ? t(key) : phase || t("status.working");
+    } else if (state === "paused") text = t("status.paused");
+    else if (state === "error") text = t("status.error", { error: status.error ?? t("status.error_unknown") });
+    else if (state === "aborted") text = t("status.aborted");
     this.status.textContent = text;
     this.status.hidden = text === "";
-    const busy = state === "processing" || state === "paused";
-    this.input.disabled = busy;
-    this.sendButton.disabled = busy;
-    this.stopButton.hidden = !busy;
-    this.stopButton.disabled = false;
+    this.sending = false;
+    this.renderComposer();
+  }
+
+  /** The input always takes text; Send says why it waits while a turn runs or waits for a decision. */
+  renderComposer() {
+    const running = this.running();
+    const paused = this.paused();
+    const waiting = running || paused || this.sending === true;
+    this.input.disabled = this.dead;
+    this.sendButton.disabled = this.dead || waiting;
+    this.sendButton.dataset.waiting = String(waiting);
+    this.sendButton.textContent = running || this.sending ? t("composer.wait_reply")
+      : paused ? t("composer.wait_approval") : t("composer.send");
+    this.sendButton.title = running ? t("composer.wait_reply_title")
+      : paused ? t("composer.wait_approval_title") : "";
+    this.stopButton.hidden = !(running || paused);
+    this.stopButton.disabled = this.dead;
   }
 
   buildComposer() {
@@ -141,17 +195,18 @@ export class ChatView {
     input.className = "nbc-input";
     input.dataset.field = "input";
     input.rows = 2;
-    input.placeholder = "Message (Enter to send, Shift+Enter for a new line, Esc to stop)";
+    input.placeholder = t("composer.placeholder");
     input.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
         this.submit();
       }
     });
+    input.addEventListener("input", () => writeDraft(this.draftKey, input.value));
     this.input = input;
-    this.sendButton = button("Send", "send");
+    this.sendButton = button(t("composer.send"), "send");
     this.sendButton.addEventListener("click", () => this.submit());
-    this.stopButton = button("Stop", "stop");
+    this.stopButton = button(t("composer.stop"), "stop");
     this.stopButton.hidden = true;
     this.stopButton.addEventListener("click", () => this.stop());
     box.append(input, this.sendButton, this.stopButton);
@@ -160,14 +215,21 @@ export class ChatView {
 
   submit() {
     const text = this.input.value;
-    if (text.trim() === "" || this.input.disabled) return;
+    this.input.focus();
+    if (text.trim() === "" || this.sendButton.disabled) return;
     this.input.value = "";
-    this.input.disabled = true;
-    this.sendButton.disabled = true;
+    writeDraft(this.draftKey, "");
+    this.sending = true;
+    this.renderComposer();
     this.hideError();
+    this.follower.toLatest();
     this.actions.send({ kind: "send", text }, (error) => {
-      if (this.input.value === "") this.input.value = text;
-      this.renderStatus(this.view?.status ?? { request_state: "idle" });
+      if (this.input.value === "") {
+        this.input.value = text;
+        writeDraft(this.draftKey, text);
+      }
+      this.sending = false;
+      this.renderComposer();
       this.showError(error);
     });
   }
@@ -180,19 +242,29 @@ export class ChatView {
     });
   }
 
+  /** A new pending approval: scrolled into view in the list, its Approve button focused. @param {HTMLElement} card */
+  revealApproval(card) {
+    requestAnimationFrame(() => {
+      if (!card.isConnected || this.dead) return;
+      this.follower.reveal(card);
+      const approve = /** @type {HTMLButtonElement|null} */ (card.querySelector("[data-action=approve]"));
+      approve?.focus({ preventScroll: true });
+    });
+  }
+
   buildContinue() {
     const box = div("nbc-continue");
     box.hidden = true;
-    const go = button("Continue", "continue");
+    const reason = div("nbc-end-reason");
+    const go = button(t("continue.button"), "continue");
     const instruction = document.createElement("input");
     instruction.type = "text";
     instruction.className = "nbc-continue-instruction";
     instruction.dataset.field = "continue-instruction";
-    instruction.placeholder = "Optional instruction";
+    instruction.placeholder = t("continue.instruction");
     const error = div("nbc-action-error");
     error.hidden = true;
     instruction.addEventListener("keydown", (e) => {
-      e.stopPropagation();
       if (e.key === "Enter") go.click();
     });
     go.addEventListener("click", () => {
@@ -205,7 +277,10 @@ export class ChatView {
         error.hidden = false;
       });
     });
-    box.append(go, instruction, error);
+    const row = div("nbc-continue-row");
+    row.append(go, instruction);
+    box.append(reason, row, error);
+    this.endReason = reason;
     this.continueButton = go;
     this.continueInstruction = instruction;
     this.continueError = error;
@@ -217,17 +292,34 @@ export class ChatView {
     const offer = view.continue_offer;
     const show = offer != null && !this.running() && !this.paused();
     this.continueBox.hidden = !show;
-    this.continueButton.disabled = false;
+    this.continueButton.disabled = this.dead;
     if (!show) {
       this.continueInstruction.value = "";
       this.continueError.hidden = true;
-      if (this.continueBox.parentElement !== this.el) this.list.el.after(this.continueBox);
+      if (this.continueBox.parentElement !== this.el) this.listBox.after(this.continueBox);
       return;
     }
+    const reason = offer.reason ?? "";
+    this.continueBox.dataset.reason = reason;
+    this.endReason.textContent = END_REASONS.has(reason) ? t(`end.${reason.replace("-", "_")}`) : "";
+    this.endReason.hidden = this.endReason.textContent === "";
     this.continueBox.dataset.messageId = offer.message_id ?? "";
     const anchor = offer.message_id ? this.list.node(offer.message_id) : null;
     if (anchor) anchor.el.after(this.continueBox);
     else this.list.el.append(this.continueBox);
+  }
+
+  /** The kernel connection is gone (restart, shutdown): say so, and nothing can be clicked or sent any more. */
+  setDead() {
+    if (this.dead) return;
+    this.dead = true;
+    this.el.dataset.dead = "true";
+    this.deadNotice.textContent = t("dead.kernel");
+    this.deadNotice.hidden = false;
+    for (const control of this.el.querySelectorAll("button, textarea, input")) {
+      /** @type {HTMLButtonElement} */ (control).disabled = true;
+    }
+    this.renderComposer();
   }
 
   /** @param {string} message */
@@ -241,7 +333,8 @@ export class ChatView {
   }
 
   dispose() {
-    this.el.removeEventListener("keydown", this.onKey);
+    this.releaseKeys();
+    this.follower.dispose();
     this.list.dispose();
     this.el.replaceChildren();
   }

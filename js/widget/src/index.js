@@ -1,5 +1,5 @@
 // anywidget entry: `export default { initialize, render }`; render returns its cleanup.
-// Protocol: /tmp/widget-protocol.md (kernel↔browser), mirrored in notebook_chat/widget/actions.py.
+// Protocol: kernel↔browser custom messages, mirrored in notebook_chat/widget/actions.py.
 import "./styles.css";
 import { ChatView } from "./chat_view.js";
 import { connectNotebook } from "./metadata.js";
@@ -33,10 +33,22 @@ export default {
   /** @param {{model: any, el: HTMLElement}} ctx */
   render({ model, el }) {
     let disposed = false;
+    /** @type {ChatView} */
+    let view;
     const post = (/** @type {object} */ msg) => {
-      if (!disposed) model.send(msg);
+      if (disposed || view.dead) return;
+      try {
+        model.send(msg);
+      } catch (err) {
+        // the comm is gone (kernel restarted or shut down): say so instead of failing silently
+        console.debug("notebook_chat: the kernel connection is gone", err);
+        view.setDead();
+      }
     };
-    const view = new ChatView(el, post);
+    view = new ChatView(el, post);
+    // ipywidgets marks a model's comm dead when its kernel restarts or stops (the only change after render)
+    const onCommLive = () => view.setDead();
+    model.on("comm_live_update", onCommLive);
     const onHeader = () => view.setHeader(model.get("header") ?? "");
     const onNotice = () => view.setNotice(model.get("notice") ?? "");
     onHeader();
@@ -70,6 +82,7 @@ export default {
       if (disposed) return;
       view.setBridge(bridge);
       const key = model.get("key") || bridge.cellId;
+      view.setDraftKey(`${bridge.path ?? ""}#${model.get("key") ?? ""}`);
       let record = null;
       if (bridge.available && key) {
         try {
@@ -86,6 +99,7 @@ export default {
       model.off("msg:custom", onMessage);
       model.off("change:header", onHeader);
       model.off("change:notice", onNotice);
+      model.off("comm_live_update", onCommLive);
       view.dispose();
     };
   },

@@ -9,6 +9,7 @@ import javascript from "highlight.js/lib/languages/javascript";
 import bash from "highlight.js/lib/languages/bash";
 import json from "highlight.js/lib/languages/json";
 import sql from "highlight.js/lib/languages/sql";
+import { t } from "./i18n.js";
 
 hljs.registerLanguage("python", python);
 hljs.registerLanguage("javascript", javascript);
@@ -144,14 +145,14 @@ function codeBlock(pre, source, lang, insertCell) {
   const label = document.createElement("span");
   label.className = "nbc-code-lang";
   label.textContent = lang ?? "";
-  const copy = button("Copy", "copy-code");
+  const copy = button(t("code.copy"), "copy-code");
   copy.addEventListener("click", () => {
     navigator.clipboard?.writeText(source).then(
-      () => flash(copy, "Copied"),
-      () => flash(copy, "Copy failed"),
+      () => flash(copy, t("code.copied")),
+      () => flash(copy, t("code.copy_failed")),
     );
   });
-  const insert = button("Insert cell below", "insert-cell");
+  const insert = button(t("code.insert"), "insert-cell");
   insert.hidden = insertCell === null;
   if (insertCell) insert.addEventListener("click", () => insertCell(source));
   bar.append(label, copy, insert);

@@ -4,12 +4,14 @@
 // once, only the open tail is redrawn, so a frame's work does not grow with the reply.
 import { enhanceCodeBlocks } from "./markdown.js";
 import { MarkdownStream } from "./streaming_markdown.js";
+import { t } from "./i18n.js";
 import { ToolCard } from "./tool_card.js";
 
 /**
  * @typedef {{id: string, role: string, content?: string|null, reasoning_content?: string, hidden?: boolean,
  *   loading?: boolean, error?: string, tool_calls?: import("./tool_card.js").ToolCallView[]}} MessageView
- * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null}} Hooks
+ * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null,
+ *   pendingApproval: (card: HTMLElement) => void}} Hooks
  */
 
 /** Runs dirty renders once per frame. */
@@ -133,7 +135,7 @@ class MessageNode {
     this.thinking = document.createElement("details");
     this.thinking.className = "nbc-thinking";
     const summary = document.createElement("summary");
-    summary.textContent = "Thinking";
+    summary.textContent = t("thinking.summary");
     this.thinkingBody = document.createElement("div");
     this.thinkingBody.className = "nbc-thinking-body";
     this.thinking.append(summary, this.thinkingBody);
@@ -297,7 +299,7 @@ class MessageNode {
       let card = this.cards.get(call.id);
       if (card) card.update(call);
       else {
-        card = new ToolCard(call, this.hooks.send);
+        card = new ToolCard(call, this.hooks.send, this.hooks.pendingApproval);
         this.cards.set(call.id, card);
       }
       // move a card only when out of place: moving it would blur an argument edit in progress

@@ -20,6 +20,7 @@ const ATTACH_TIMEOUT_MS = 5000;
  *   read: (key: string) => JsonObject | null,
  *   write: (key: string, record: JsonObject | null) => Promise<void>,
  *   insertCellBelow: (code: string) => boolean,
+ *   save: () => Promise<void>,
  * }} NotebookHandle
  */
 
@@ -55,6 +56,7 @@ export function unavailable() {
       throw new Error('no notebook document is reachable from this front end');
     },
     insertCellBelow: () => false,
+    save: async () => {},
   };
 }
 
@@ -93,6 +95,10 @@ function makeHandle(via, context, listCells, el) {
       if (!notebook.dirty) {
         notebook.dirty = true;
       }
+    },
+    /** Ctrl+S pressed inside the widget (which keeps keys from the notebook's shortcuts). */
+    async save() {
+      await context.save();
     },
     insertCellBelow(code) {
       if (cellId === null || typeof code !== 'string') {

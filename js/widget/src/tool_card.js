@@ -17,9 +17,14 @@ const STATUS_LABEL = {
  */
 
 export class ToolCard {
-  /** @param {ToolCallView} call @param {SendAction} send */
-  constructor(call, send) {
+  /**
+   * @param {ToolCallView} call @param {SendAction} send
+   * @param {(card: HTMLElement) => void} [onPending] called when the card starts waiting for a decision
+   */
+  constructor(call, send, onPending) {
     this.send = send;
+    this.onPending = onPending ?? (() => {});
+    this.drawnStatus = "";
     this.call = call;
     this.signature = "";
     this.el = document.createElement("div");
@@ -76,6 +81,7 @@ export class ToolCard {
     if (call.status === "awaiting-approval") {
       el.append(...codePreviews(call.arguments));
       el.append(this.approvalForm(keepEdit ?? call.edited_arguments ?? call.arguments ?? "{}"));
+      if (this.drawnStatus !== call.status) this.onPending(el);
     } else {
       const args = document.createElement("pre");
       args.className = "nbc-tool-args";
@@ -102,6 +108,7 @@ export class ToolCard {
     }
     if (call.display) el.append(renderDisplay(call.display));
     if (call.error) el.append(note("nbc-tool-error", call.error));
+    this.drawnStatus = call.status;
     this.actionError = note("nbc-action-error", "");
     this.actionError.hidden = true;
     el.append(this.actionError);
@@ -144,11 +151,12 @@ export class ToolCard {
       approve.dataset.invalid = String(problem !== null);
     };
     editor.addEventListener("input", validate);
-    editor.addEventListener("keydown", (e) => e.stopPropagation());
     reason.addEventListener("keydown", (e) => {
-      e.stopPropagation();
       if (e.key === "Enter") confirm.click();
-      if (e.key === "Escape") cancel.click();
+      if (e.key === "Escape") {
+        e.preventDefault(); // Esc here closes the form; it does not stop the turn
+        cancel.click();
+      }
     });
 
     approve.addEventListener("click", () => {

@@ -1,0 +1,233 @@
+"""The chat behaves like it belongs in a notebook (issue 13, items 1–3): keys typed in it never reach the notebook,
+Esc stops a turn from anywhere inside, the message list follows new content (and stops following when the reader
+scrolls up), a pending approval is brought into view with Approve focused, the composer keeps focus and its draft."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.chat_page import ChatPage
+from tests.e2e.lab import Lab
+
+pytestmark = pytest.mark.browser
+
+IMPORTS = """
+import json
+from notebook_chat import Chat, tool
+from notebook_chat.testing import ScriptedProvider
+"""
+STORY = "\n\n".join(f"Paragraph {n}: " + " ".join(f"w{n}x{m}" for m in range(12)) for n in range(1, 121))
+
+
+def story_chat(key: str, *, chunks: int, delay: float) -> str:
+    """Cell source: a chat whose model streams STORY in `chunks` pieces, `delay` s apart."""
+    return (f"provider = ScriptedProvider().text({STORY!r}, chunks={chunks}, delay={delay})\n"
+            f"chat = Chat(provider, key={key!r})\nchat")
+
+
+def cell_kinds(lab: Lab) -> list[str]:
+    return lab.page.evaluate(
+        """sel => [...document.querySelectorAll(sel)].map(cell =>
+            cell.classList.contains('jp-MarkdownCell') ? 'markdown'
+            : cell.classList.contains('jp-RawCell') ? 'raw' : 'code')""",
+        ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell",
+    )
+
+
+def prompt(lab: Lab, index: int) -> str:
+    return lab.cell(index).locator(".jp-InputPrompt").inner_text().strip()
+
+
+def open_chat(lab: Lab, name: str, setup: str, *cells: str) -> ChatPage:
+    lab.open_notebook(name, [IMPORTS + setup, *cells])
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    return chat
+
+
+NEAR_BOTTOM = 100
+"""px: a streaming list is measured between two frames, so the newest line may not be pinned yet; a list that does
+not follow is hundreds of pixels off (the whole reply below the fold)."""
+
+
+def list_geometry(chat: ChatPage) -> dict[str, float]:
+    return chat.root.locator(".nbc-messages").evaluate(
+        "l => ({top: l.scrollTop, height: l.scrollHeight, client: l.clientHeight,"
+        " gap: l.scrollHeight - l.scrollTop - l.clientHeight})"
+    )
+
+
+def test_shift_enter_makes_a_new_line_and_no_key_typed_in_the_chat_reaches_the_notebook(lab: Lab) -> None:
+    setup = 'provider = ScriptedProvider().text("Noted.", chunks=2)\nchat = Chat(provider, key="keys")\nchat'
+    chat = open_chat(lab, "keys.ipynb", setup, "x = 1")
+    kinds, count_before = cell_kinds(lab), prompt(lab, 0)
+    box = chat.root.locator("[data-field=input]")
+    box.click()
+
+    lab.page.keyboard.type("first line")
+    lab.page.keyboard.press("Shift+Enter")
+    lab.page.keyboard.type("second mrya line")
+    lab.page.keyboard.press("Enter")
+    chat.wait_reply_containing("Noted.")
+
+    assert chat.texts("user") == ["first line\nsecond mrya line"]
+    assert prompt(lab, 0) == count_before, "Shift+Enter in the chat re-ran the chat's cell"
+    assert cell_kinds(lab) == kinds
+    # with the focus on a message (not a text box) the notebook's command-mode letters do nothing either
+    chat.messages("user").first.click()
+    for key in ("m", "r", "y", "a", "b", "d", "d", "Shift+Enter", "Control+Enter"):
+        lab.page.keyboard.press(key)
+    assert cell_kinds(lab) == kinds
+    assert prompt(lab, 0) == count_before
+    assert lab.cells().count() == len(kinds)
+    focus_inside = lab.page.evaluate("root => root.contains(document.activeElement)", chat.root.element_handle())
+    assert focus_inside
+
+
+def test_escape_stops_a_streaming_reply_while_the_focus_is_on_a_message(lab: Lab) -> None:
+    setup = story_chat("esc", chunks=600, delay=0.02)
+    chat = open_chat(lab, "esc.ipynb", setup)
+    chat.send("Tell me a long story")
+    chat.root.locator(".nbc-message[data-role=assistant][data-loading=true]", has_text="Paragraph 2").wait_for()
+
+    chat.messages("user").first.click()
+    lab.page.keyboard.press("Escape")
+
+    assert chat.wait_state("aborted") == "aborted"
+    assert chat.root.locator(".nbc-status").inner_text() == "Stopped"
+
+
+def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_latest_resumes(lab: Lab) -> None:
+    setup = story_chat("follow", chunks=400, delay=0.02)
+    chat = open_chat(lab, "follow.ipynb", setup)
+    chat.send("Tell me a long story")
+    streaming = chat.root.locator(".nbc-message[data-role=assistant][data-loading=true]")
+    streaming.filter(has_text="Paragraph 30").wait_for()
+    following = list_geometry(chat)
+    assert following["height"] > following["client"] * 1.5, following
+    assert following["gap"] <= NEAR_BOTTOM, f"the streaming reply ran below the fold: {following}"
+    jump = chat.root.locator("[data-action=jump-latest]")
+    assert jump.is_hidden()
+
+    chat.root.locator(".nbc-messages").hover()
+    lab.page.mouse.wheel(0, -800)
+    lab.page.wait_for_function("el => el.scrollTop < el.scrollHeight - el.clientHeight - 200",
+                               arg=chat.root.locator(".nbc-messages").element_handle())
+    jump.wait_for(state="visible")
+    parked = list_geometry(chat)["top"]
+    streaming.filter(has_text="Paragraph 60").wait_for()
+    assert abs(list_geometry(chat)["top"] - parked) < 2, "the list moved while the reader was scrolled up"
+
+    jump.click()
+    assert list_geometry(chat)["gap"] <= NEAR_BOTTOM
+    assert jump.is_hidden()
+    streaming.filter(has_text="Paragraph 90").wait_for()
+    assert list_geometry(chat)["gap"] <= NEAR_BOTTOM, "following did not resume after Jump to latest"
+
+
+def test_a_chat_shown_again_opens_at_its_latest_message(lab: Lab) -> None:
+    setup = f'provider = ScriptedProvider().text({STORY!r}, chunks=5)\nchat = Chat(provider, key="reopen")\nchat'
+    chat = open_chat(lab, "reopen.ipynb", setup, "chat")
+    chat.send("Tell me a long story")
+    chat.wait_reply_containing("Paragraph 120")
+
+    lab.run_cell(1)
+    again = ChatPage(lab, cell=1)
+    again.wait_reply_containing("Paragraph 120")
+    lab.page.wait_for_function(
+        "l => l.scrollHeight > l.clientHeight && l.scrollHeight - l.scrollTop - l.clientHeight <= 30",
+        arg=again.root.locator(".nbc-messages").element_handle(),
+    )
+    assert again.root.locator(".nbc-messages").evaluate("l => l.scrollTop") > 0
+
+
+PENDING_SETUP = f'''
+@tool(approval=True)
+def publish(target: str) -> str:
+    """Publish the report."""
+    return f"published to {{target}}"
+
+provider = (ScriptedProvider().text({STORY!r}, chunks=3)
+            .tool_calls([{{"name": "publish", "arguments": {{"target": "web"}}, "id": "call_pub"}}]))
+chat = Chat(provider, tools=[publish], key="pending")
+chat
+'''
+
+
+def test_a_pending_approval_is_scrolled_into_view_and_its_approve_button_has_the_focus(lab: Lab) -> None:
+    chat = open_chat(lab, "pending.ipynb", PENDING_SETUP)
+    chat.send("Tell me a story")
+    chat.wait_reply_containing("Paragraph 120")
+    chat.root.locator("[data-field=input]").fill("Now publish it")
+    chat.root.locator("[data-action=send]").click()
+
+    card = chat.wait_pending_card()
+    approve = card.locator("[data-action=approve]")
+    lab.page.wait_for_function("el => document.activeElement === el", arg=approve.element_handle())
+    inside = chat.root.locator(".nbc-messages").evaluate(
+        """(l, el) => { const a = l.getBoundingClientRect(), b = el.getBoundingClientRect();
+                        return b.top >= a.top - 1 && b.bottom <= a.bottom + 1; }""",
+        approve.element_handle(),
+    )
+    assert inside, "the Approve button is outside the visible part of the list"
+    lab.page.keyboard.press("Enter")
+    chat.wait_state("completed", "idle", "error")
+    assert chat.card("success").get_attribute("data-tool-call-id") == "call_pub"
+
+
+def test_the_composer_keeps_focus_takes_the_next_message_while_a_reply_streams_and_sends_it_after(lab: Lab) -> None:
+    setup = (f'provider = ScriptedProvider().text({STORY!r}, chunks=200, delay=0.02).text("Second answer.")\n'
+             'chat = Chat(provider, key="focus")\nchat')
+    chat = open_chat(lab, "focus.ipynb", setup)
+    box = chat.root.locator("[data-field=input]")
+    box.click()
+    lab.page.keyboard.type("First question")
+    lab.page.keyboard.press("Enter")
+    chat.root.locator(".nbc-message[data-role=assistant][data-loading=true]").wait_for()
+
+    assert box.evaluate("el => document.activeElement === el"), "the composer lost focus after sending"
+    lab.page.keyboard.type("Second question")
+    send = chat.root.locator("[data-action=send]")
+    assert box.input_value() == "Second question"
+    assert send.is_disabled()
+    assert send.inner_text() == "Sends after the reply"
+    lab.page.keyboard.press("Enter")  # too early: nothing is lost, nothing is sent
+    assert box.input_value() == "Second question"
+
+    chat.wait_state("completed")
+    assert send.inner_text() == "Send"
+    lab.page.keyboard.press("Enter")
+    chat.wait_reply_containing("Second answer.")
+    assert chat.texts("user") == ["First question", "Second question"]
+    assert box.evaluate("el => document.activeElement === el")
+
+
+def test_a_draft_survives_the_chat_being_drawn_again(lab: Lab) -> None:
+    setup = 'chat = Chat(ScriptedProvider(), key="draft")'
+    lab.open_notebook("draft.ipynb", [IMPORTS + setup, "chat"])
+    lab.run_cells(0, 1)
+    first = ChatPage(lab, cell=1)
+    first.wait_ready()
+    first.root.locator("[data-field=input]").click()
+    lab.page.keyboard.type("half a thought")
+
+    lab.run_cell(1)
+    again = ChatPage(lab, cell=1)
+    again.wait_ready()
+    assert again.root.locator("[data-field=input]").input_value() == "half a thought"
+
+
+def test_ctrl_s_typed_in_the_chat_still_saves_the_notebook(lab: Lab) -> None:
+    setup = 'provider = ScriptedProvider().text("Saved reply.")\nchat = Chat(provider, key="save")\nchat'
+    chat = open_chat(lab, "save.ipynb", setup)
+    chat.root.locator("[data-field=input]").click()
+    lab.page.keyboard.type("Keep this")
+    lab.page.keyboard.press("Enter")
+    chat.wait_reply_containing("Saved reply.")
+    assert chat.root.locator("[data-field=input]").evaluate("el => document.activeElement === el")
+
+    lab.save()  # presses Ctrl+S where the focus is: in the chat's composer
+
+    stored = lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["save"]
+    assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == ["Keep this"]
