@@ -15,7 +15,7 @@ from .builtins import default_plugins
 from .commands import CommandBus, CommandResult
 from .context import PluginContext
 from .errors import EngineWarning, PluginError, ProviderError, TurnBlocked
-from .messages import Message, new_id, user_message
+from .messages import Message, new_id, tool_result_message, user_message
 from .plugin import Plugin, StatefulPlugin, overrides
 from .provider import CancelHandle, Provider
 from .state import EndReason, EngineEvent, EngineState, turn_entry
@@ -406,7 +406,8 @@ class MessageEngine:
         self.append_message(assistant)
         self._last_assistant = assistant
         cancel = self._cancel = CancelHandle()
-        accumulator = self._accumulator = StreamAccumulator(assistant, self._appended(assistant["id"]))
+        accumulator = self._accumulator = StreamAccumulator(assistant, self._appended(assistant["id"]),
+                                                            taken_ids=self._tool_call_ids())
         try:
             result = await self.provider(body, cancel)
             self.set_processing_state("completing")
@@ -424,6 +425,9 @@ class MessageEngine:
         finally:
             self._close_reply(assistant, accumulator)
         await self._concurrent("on_after_request")
+
+    def _tool_call_ids(self) -> set[str]:
+        return {call["id"] for message in self.state.messages for call in message.get("tool_calls") or ()}
 
     async def _consume(self, stream: Any, accumulator: StreamAccumulator) -> None:
         chunk_plugins = self._chunk_plugins
@@ -447,7 +451,7 @@ class MessageEngine:
         return appended
 
     def _close_reply(self, assistant: Message, accumulator: StreamAccumulator) -> None:
-        accumulator.materialize()
+        accumulator.close()
         self._accumulator = None
         assistant["loading"] = False
         self.last_finish_reason = accumulator.finish_reason
@@ -478,16 +482,48 @@ class MessageEngine:
         detail = self._abort_detail or "user"
         self._end_turn_log("aborted", detail)
         await self._serial("on_turn_abort")
+        self._answer_open_calls()
         self._set_state("aborted", None)
 
     async def _finish_error(self, error: BaseException) -> None:
         message = error.message if isinstance(error, ProviderError) else f"{type(error).__name__}: {error}"
         self.state.error = message
         self._end_turn_log("error", message)
+        self._answer_open_calls()
         self._set_state("error", None)
         for plugin in self._plugins:
             if overrides(plugin, "on_error"):
                 await plugin.on_error(self._contexts[id(plugin)], error)
+
+    def _answer_open_calls(self) -> None:
+        """History rule 8: an interrupted turn leaves no call unanswered in the live history. Each call of
+        this turn without a result gets ``OUTCOME_UNKNOWN`` right after its block and status ``cancelled`` on its
+        card; arguments cut off mid-stream become the ``{"_raw": ...}`` object every request and save would send."""
+        messages = self.state.messages
+        for message in [m for m in self.current_turn if m.get("role") == "assistant" and m.get("tool_calls")]:
+            position = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is message), None)
+            if position is None:
+                continue
+            end = position + 1
+            answered = set()
+            while end < len(messages) and messages[end].get("role") == "tool":
+                answered.add(messages[end].get("tool_call_id"))
+                end += 1
+            entries = message.setdefault("state", {}).setdefault("tool_calls", {})
+            for call in message["tool_calls"]:
+                function = call["function"]
+                if history.arguments_object_or_none(function.get("arguments")) is None:
+                    function["arguments"] = history.normalize_arguments(function.get("arguments"))
+                if call["id"] in answered:
+                    continue
+                result = tool_result_message(call["id"], history.OUTCOME_UNKNOWN, tool_name=function.get("name"))
+                result["state"] = {"turn_id": self.state.turn_id}
+                result.setdefault("metadata", {})["synthetic"] = True
+                messages.insert(end, result)
+                self.current_turn.append(result)
+                end += 1
+                entry = entries.setdefault(call["id"], {})
+                entry.update(status="cancelled", reason="interrupted")
 
     def _end_turn_log(self, reason: EndReason, detail: str | None) -> None:
         if self.turns and self.turns[-1].get("id") == self.state.turn_id and self.turns[-1]["end_reason"] is None:

@@ -6,7 +6,7 @@ from typing import Literal
 
 ProviderErrorKind = Literal[
     "auth", "permission", "not-found", "bad-request", "rate-limit", "server", "network", "timeout",
-    "incomplete", "stream-error", "unknown",
+    "incomplete", "stream-error", "bad-response", "unknown",
 ]
 
 

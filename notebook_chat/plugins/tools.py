@@ -15,8 +15,9 @@ from datetime import timedelta
 from typing import Any
 
 from ..engine import Message, Plugin, PluginContext, PluginError, ToolCall
-from ..engine.history import OUTCOME_UNKNOWN
+from ..engine.history import OUTCOME_UNKNOWN, normalize_arguments
 from ..engine.messages import tool_result_message
+from ..engine.stream_merge import parse_arguments
 from ..persistence import (
     PausedTurnSnapshot,
     SnapshotError,
@@ -34,6 +35,8 @@ TOOL_REJECT = "tool.reject"
 
 AWAITING = "awaiting-approval"
 DENIED_BY_USER = "Denied by the user."
+ARGUMENTS_INCOMPLETE = ("arguments incomplete: the reply reached the output-token limit before this call's "
+                        "arguments were complete, so it was not run")
 CANCELLED_BY_USER = "Cancelled by the user: the turn was stopped before this call was approved."
 
 ShouldPause = Callable[[ToolCall, PluginContext], "bool | Awaitable[bool]"]
@@ -158,7 +161,14 @@ class ToolPlugin(Plugin):
         if self.before_call_tools is not None:
             await _maybe_await(self.before_call_tools(calls, ctx))
         to_run: list[tuple[ToolCall, Tool | None]] = []
+        truncated = ctx.finish_reason == "length"
         for call in calls:
+            if truncated and parse_arguments(call["function"]["arguments"]) is None:
+                entries[call["id"]] = {"status": "failed", "error": "arguments incomplete"}
+                call["function"]["arguments"] = normalize_arguments(call["function"]["arguments"])  # rule 3
+                message["state"]["arguments_incomplete"] = True
+                self._append_result(ctx, message, call["id"], ARGUMENTS_INCOMPLETE)
+                continue
             tool = tools.get(call["function"]["name"])
             if tool is not None and await self._needs_approval(tool, call, ctx):
                 entries[call["id"]] = {"status": AWAITING}
@@ -345,7 +355,7 @@ class ToolPlugin(Plugin):
             return
         if AWAITING in statuses:
             ctx.pause()
-        else:
+        elif not message["state"].get("arguments_incomplete"):  # cut off: the turn ends max-tokens (Continue)
             ctx.request_next()
 
     async def _close_rounds(self, ctx: PluginContext, message: Message, calls: list[ToolCall],

@@ -10,8 +10,9 @@ import openai
 from ..engine.errors import ProviderError
 from ..engine.messages import ENGINE_ONLY_FIELDS
 from ..engine.provider import CancelHandle
+from ..engine.wire import optional_list
 from . import openai_stream
-from .openai_errors import INCOMPLETE_MESSAGE, to_provider_error
+from .openai_errors import INCOMPLETE_MESSAGE, to_provider_error, unreadable_stream
 
 TOOL_ONLY_OPTIONS = ("tool_choice", "parallel_tool_calls")
 """Options OpenAI accepts only next to a non-empty ``tools`` list ("'tool_choice' is only allowed when 'tools'
@@ -121,12 +122,17 @@ class OpenAIChat:
         finished = False
         try:
             async for chunk in openai_stream.read(stream, watch):
-                data: dict[str, Any] = chunk.model_dump(exclude_none=True)
+                data = openai_stream.plain(chunk)
                 finished = finished or any(
-                    choice.get("finish_reason") for choice in data.get("choices") or ()
+                    isinstance(choice, dict) and choice.get("finish_reason")
+                    for choice in optional_list(data.get("choices"), "chunk.choices") or ()
                 )
                 yield data
         except openai.OpenAIError as error:
             raise self._error(error) from error
+        except ProviderError:
+            raise
+        except Exception as error:  # the SDK could not read what the server sent (not JSON, not an object)
+            raise unreadable_stream(error, self.server) from error
         if not finished and not watch.cancelled:
             raise ProviderError(INCOMPLETE_MESSAGE, kind="incomplete")

@@ -18,6 +18,16 @@ INCOMPLETE_MESSAGE = (
 )
 
 
+def unreadable_stream(error: Exception, where: str) -> ProviderError:
+    """A stream event the client could not read: not JSON, or JSON that is not an event object."""
+    detail = str(error).strip()[:200] or type(error).__name__
+    return ProviderError(
+        f"{where} sent a stream event that is not a JSON object ({type(error).__name__}: {detail}). "
+        "The partial reply is kept; retry, or check the server (or the proxy in front of it).",
+        kind="bad-response",
+    )
+
+
 def server_text(error: openai.APIError) -> str:
     """The server's own words: ``error.message`` from the JSON body when there is one."""
     body = error.body

@@ -16,7 +16,7 @@ from ..engine.errors import ProviderError
 from . import openai_stream
 from .converters.responses import check_responses, to_responses_input, tools_to_responses
 from .openai_chat import OpenAIChat, drop_tool_options_without_tools, provider_messages
-from .openai_errors import INCOMPLETE_MESSAGE
+from .openai_errors import INCOMPLETE_MESSAGE, unreadable_stream
 from .openai_responses_events import ResponsesChunkMapper
 
 RENAMED = {"max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
@@ -82,10 +82,14 @@ class OpenAIResponses(OpenAIChat):
         mapper = ResponsesChunkMapper()
         try:
             async for event in openai_stream.read(stream, watch):
-                chunk = mapper.map(event.model_dump(exclude_none=True))
+                chunk = mapper.map(openai_stream.plain(event))
                 if chunk is not None:
                     yield chunk
         except openai.OpenAIError as error:
             raise self._error(error) from error
+        except ProviderError:
+            raise
+        except Exception as error:  # the SDK could not read what the server sent (not JSON, not an object)
+            raise unreadable_stream(error, self.server) from error
         if not mapper.finished and not watch.cancelled:
             raise ProviderError(INCOMPLETE_MESSAGE, kind="incomplete")

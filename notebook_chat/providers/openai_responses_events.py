@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.errors import ProviderError, ProviderErrorKind
+from ..engine.wire import optional_dict, optional_str
 
 Chunk = dict[str, Any]
 
@@ -39,18 +40,18 @@ class ResponsesChunkMapper:
 
     def map(self, event: dict[str, Any]) -> Chunk | None:
         """The chunk for one event (``None`` when the event carries nothing the engine needs)."""
-        kind = event.get("type", "")
+        kind = optional_str(event.get("type"), "event.type") or ""
         if kind in ("response.created", "response.in_progress"):
-            response = event.get("response") or {}
-            self.response_id = response.get("id", self.response_id)
-            self.model = response.get("model", self.model)
+            response = optional_dict(event.get("response"), f"{kind}.response") or {}
+            self.response_id = optional_str(response.get("id"), "response.id") or self.response_id
+            self.model = optional_str(response.get("model"), "response.model") or self.model
             return None
         if kind in TEXT_DELTAS:
             return self._chunk({"content": event.get("delta", "")})
         if kind in REASONING_DELTAS:
             return self._chunk({"reasoning_content": event.get("delta", "")})
         if kind == "response.output_item.added":
-            return self._call_started(event.get("item") or {})
+            return self._call_started(optional_dict(event.get("item"), f"{kind}.item") or {})
         if kind == "response.function_call_arguments.delta":
             return self._arguments(event)
         if kind == "response.completed":
@@ -58,23 +59,26 @@ class ResponsesChunkMapper:
         if kind == "response.incomplete":
             return self._incomplete(event)
         if kind == "response.failed":
-            error = (event.get("response") or {}).get("error") or {}
-            raise _failure(error.get("message") or "the response failed", error.get("code"))
+            response = optional_dict(event.get("response"), f"{kind}.response") or {}
+            error: dict[str, Any] = response["error"] if isinstance(response.get("error"), dict) else {}
+            raise _failure(_text(error.get("message")) or "the response failed", _text(error.get("code")))
         if kind == "error":
-            raise _failure(event.get("message") or "the server sent an error event", event.get("code"))
+            raise _failure(_text(event.get("message")) or "the server sent an error event", _text(event.get("code")))
         return None
 
     def _call_started(self, item: dict[str, Any]) -> Chunk | None:
         if item.get("type") != "function_call":
             return None
         index = len(self._call_index)
-        self._call_index[item.get("id") or item.get("call_id", "")] = index
-        function = {"name": item.get("name", ""), "arguments": item.get("arguments") or ""}
-        call = {"index": index, "id": item.get("call_id", ""), "type": "function", "function": function}
+        call_id = optional_str(item.get("call_id"), "function_call.call_id")
+        item_id = optional_str(item.get("id"), "function_call.id")
+        self._call_index[item_id or call_id or ""] = index
+        function = {"name": item.get("name"), "arguments": item.get("arguments") or ""}
+        call = {"index": index, "id": call_id, "type": "function", "function": function}
         return self._chunk({"tool_calls": [call]})
 
     def _arguments(self, event: dict[str, Any]) -> Chunk | None:
-        index = self._call_index.get(event.get("item_id", ""))
+        index = self._call_index.get(optional_str(event.get("item_id"), "arguments.item_id") or "")
         if index is None:
             raise ProviderError(
                 f"The Responses stream sent arguments for an unknown item {event.get('item_id')!r}.",
@@ -87,8 +91,9 @@ class ResponsesChunkMapper:
     def _finish(self, event: dict[str, Any], finish_reason: str) -> Chunk:
         self.finished = True
         chunk = self._chunk({}, finish_reason)
-        usage = (event.get("response") or {}).get("usage")
-        if usage:
+        response = optional_dict(event.get("response"), "response") or {}
+        usage = response.get("usage")
+        if isinstance(usage, dict):
             chunk["usage"] = {
                 "prompt_tokens": usage.get("input_tokens", 0),
                 "completion_tokens": usage.get("output_tokens", 0),
@@ -97,11 +102,17 @@ class ResponsesChunkMapper:
         return chunk
 
     def _incomplete(self, event: dict[str, Any]) -> Chunk:
-        details = (event.get("response") or {}).get("incomplete_details") or {}
-        reason = details.get("reason") or "unknown"
+        response = optional_dict(event.get("response"), "response") or {}
+        details = optional_dict(response.get("incomplete_details"), "response.incomplete_details") or {}
+        reason = _text(details.get("reason")) or "unknown"
         if reason not in INCOMPLETE_REASONS:
             raise ProviderError(f"The response ended incomplete ({reason}).", kind="incomplete")
         return self._finish(event, INCOMPLETE_REASONS[reason])
+
+
+def _text(value: Any) -> str | None:
+    """A server's error wording, when it is text (an error report of the wrong type is still an error)."""
+    return value[:2000] if isinstance(value, str) else None
 
 
 def _failure(message: str, code: str | None) -> ProviderError:

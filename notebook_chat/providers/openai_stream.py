@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import warnings
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
@@ -113,6 +114,20 @@ async def read(stream: Any, watch: CancelWatch) -> AsyncIterator[Any]:
     finally:
         watch.close()
         await stream.close()
+
+
+def plain(event: Any) -> dict[str, Any]:
+    """An SDK event as the plain JSON the server sent (``None`` fields left out).
+
+    The SDK builds events without validation, so a field of the wrong type is kept as sent; its serializer would warn
+    about each one, which says nothing the engine's wire checks don't say better.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = event.model_dump(exclude_none=True, warnings=False)
+    if not isinstance(data, dict):
+        raise TypeError(f"the event is {type(data).__name__}, not an object")
+    return data
 
 
 async def empty() -> AsyncIterator[Any]:

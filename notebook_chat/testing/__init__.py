@@ -5,6 +5,7 @@ from .fake_openai import FakeOpenAIServer, RecordedRequest
 from .openai_replies import (
     ConnectionReset,
     HttpError,
+    RawEvent,
     Reasoning,
     Reply,
     Stall,
@@ -13,6 +14,7 @@ from .openai_replies import (
     Text,
     ToolCallFragment,
     ToolCallSpec,
+    raw_json,
 )
 from .scripted import ScriptedProvider, ScriptedReply
 
@@ -21,6 +23,7 @@ __all__ = [
     "ConnectionReset",
     "FakeOpenAIServer",
     "HttpError",
+    "RawEvent",
     "Reasoning",
     "RecordedRequest",
     "Reply",
@@ -33,4 +36,5 @@ __all__ = [
     "ToolCallFragment",
     "ToolCallSpec",
     "collect",
+    "raw_json",
 ]

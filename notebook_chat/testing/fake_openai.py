@@ -381,6 +381,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_events(self, events: list[dict[str, Any]]) -> None:
         for event in events:
+            if chat.RAW in event:
+                self._write_chunk(f"data: {event[chat.RAW]}\n\n".encode("utf-8", "surrogatepass"))
+                continue
             data = json.dumps(event)
             kind = event.get("type") if not self._is_chat else None
             frame = (f"event: {kind}\n" if kind else "") + f"data: {data}\n\n"

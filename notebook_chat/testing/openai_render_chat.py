@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .openai_replies import Piece, Reasoning, Reply, StreamError, Text, ToolCallFragment
+from .openai_replies import RawEvent, Reasoning, Reply, StreamError, Text, ToolCallFragment
+
+RAW = "_raw"
+"""An event dict ``{RAW: text}`` is written to the stream verbatim as ``data: text``."""
 
 CREATED = 1_700_000_000
 
@@ -19,7 +22,7 @@ def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None = None) 
     }
 
 
-def _piece_delta(piece: Piece) -> dict[str, Any]:
+def _piece_delta(piece: Text | Reasoning | ToolCallFragment) -> dict[str, Any]:
     if isinstance(piece, Text):
         return {"content": piece.text}
     if isinstance(piece, Reasoning):
@@ -37,6 +40,9 @@ def piece_events(reply: Reply, model: str) -> list[dict[str, Any]]:
     """One chunk per piece; the first also carries ``role``."""
     chunks = []
     for number, piece in enumerate(reply.pieces):
+        if isinstance(piece, RawEvent):
+            chunks.append({RAW: piece.data})
+            continue
         delta = _piece_delta(piece)
         if number == 0:
             delta = {"role": "assistant", **delta}

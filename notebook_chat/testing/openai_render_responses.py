@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .openai_replies import Piece, Reasoning, Reply, StreamError, Text
+from .openai_render_chat import RAW
+from .openai_replies import Piece, RawEvent, Reasoning, Reply, StreamError, Text, ToolCallFragment
 
 Event = dict[str, Any]
 ItemKey = tuple[str, int]
@@ -61,14 +62,14 @@ class ResponsesRenderer:
     def piece_events(self) -> list[list[Event]]:
         return [self._piece(piece) for piece in self.reply.pieces]
 
-    def _key(self, piece: Piece) -> ItemKey:
+    def _key(self, piece: Text | Reasoning | ToolCallFragment) -> ItemKey:
         if isinstance(piece, Text):
             return ("message", 0)
         if isinstance(piece, Reasoning):
             return ("reasoning", 0)
         return ("function_call", piece.index)
 
-    def _open(self, piece: Piece) -> tuple[dict[str, Any], list[Event]]:
+    def _open(self, piece: Text | Reasoning | ToolCallFragment) -> tuple[dict[str, Any], list[Event]]:
         key = self._key(piece)
         if key in self.items:
             return self.items[key], []
@@ -88,7 +89,7 @@ class ResponsesRenderer:
         return item, events
 
     @staticmethod
-    def _new_item(piece: Piece, index: int) -> dict[str, Any]:
+    def _new_item(piece: Text | Reasoning | ToolCallFragment, index: int) -> dict[str, Any]:
         item: dict[str, Any]
         if isinstance(piece, Text):
             item = {"type": "message", "id": f"msg_{index}", "role": "assistant", "status": "in_progress"}
@@ -106,6 +107,8 @@ class ResponsesRenderer:
         return {key: value for key, value in item.items() if not key.startswith("_")}
 
     def _piece(self, piece: Piece) -> list[Event]:
+        if isinstance(piece, RawEvent):
+            return [{RAW: piece.data}]
         item, events = self._open(piece)
         item["_text"] += piece.text if isinstance(piece, (Text, Reasoning)) else piece.arguments
         where = {"item_id": item["id"], "output_index": item["_index"]}

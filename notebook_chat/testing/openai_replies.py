@@ -34,7 +34,18 @@ class ToolCallFragment:
     with_index: bool = True
 
 
-Piece = Text | Reasoning | ToolCallFragment
+@dataclass(frozen=True)
+class RawEvent:
+    """One SSE ``data:`` line sent verbatim (streaming only): a server that breaks the wire contract.
+
+    ``data`` is the text after ``data: `` (e.g. ``'{not json'`` or ``'[1,2,3]'``). A non-streaming reply
+    ignores it. Build one per API with :func:`raw_json`.
+    """
+
+    data: str
+
+
+Piece = Text | Reasoning | ToolCallFragment | RawEvent
 
 
 @dataclass(frozen=True)
@@ -128,6 +139,11 @@ class ToolCallSpec:
         if isinstance(self.arguments, str):
             return self.arguments
         return json.dumps(self.arguments)
+
+
+def raw_json(value: Any) -> RawEvent:
+    """A data line holding ``value`` as JSON (lone surrogates are written as ``\\udXXX`` escapes)."""
+    return RawEvent(json.dumps(value))
 
 
 def split(text: str, parts: int) -> list[str]:

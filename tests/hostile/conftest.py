@@ -1,0 +1,32 @@
+"""Fixtures for the hostile-input tests: a loopback OpenAI server and widgets that record what they send."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import comm
+import pytest
+
+from notebook_chat.testing import FakeOpenAIServer
+from tests.widget.widget_doubles import RecordingComm
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+def recording_comms(monkeypatch: pytest.MonkeyPatch) -> list[RecordingComm]:
+    """Every widget opened here gets a RecordingComm (no kernel needed)."""
+    created: list[RecordingComm] = []
+
+    def create(**kwargs: Any) -> RecordingComm:
+        made = RecordingComm(**kwargs)
+        created.append(made)
+        return made
+
+    monkeypatch.setattr(comm, "create_comm", create)
+    return created
