@@ -19,7 +19,10 @@ from ..persistence import (
 )
 from ..persistence.notebook_store import NotebookMetadataStore
 from ..plugins import TOOL_REJECT, TOOL_RESUME, TURN_CONTINUE, ContinuationPlugin, Tool, ToolPlugin
+from ..plugins.mentions import MentionPlugin
 from ..providers import DemoModel, OpenAIChat
+from ..tools.mention_source import NamespaceMentions
+from ..tools.namespace import default_namespace
 from .chat_widget import ChatWidget
 from .kernel_context import current_cell_id
 from .view_model import conversation_view, message_view, tool_results
@@ -56,11 +59,13 @@ class Chat:
         plugins: Iterable[Plugin] = (),
         auto_continue_length: bool = False,
         restore_timeout: float = 2.0,
+        namespace: dict[str, Any] | None = None,
     ) -> None:
         self.provider = provider if provider is not None else default_provider(model)
         self._tools = list(tools)
         self._system = system
         self._user_plugins = list(plugins)
+        self.mentions = MentionPlugin(NamespaceMentions(namespace if namespace is not None else default_namespace))
         self._auto_continue_length = auto_continue_length
         self.key = key or current_cell_id() or "default"
         self._explicit_key = key is not None
@@ -87,7 +92,7 @@ class Chat:
 
     # -- construction ------------------------------------------------------------------------------------------
     def _build_engine(self, record: dict[str, Any] | None) -> MessageEngine:
-        plugins: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(),
+        plugins: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(), self.mentions,
                                  LengthPlugin(auto_continue=self._auto_continue_length), *self._user_plugins]
         if record is not None:
             engine = MessageEngine.from_record(self.provider, record, plugins=plugins)
@@ -177,20 +182,23 @@ class Chat:
                 return message_view(message, tool_results(messages) if message.get("tool_calls") else {})
         return None
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, *, temp_mentions: bool = False) -> None:
         """Send a user message and wait until the turn completes, pauses for approval, stops or fails.
 
         A provider failure does not raise: it ends the turn in ``error`` (see ``chat.state.error``) and Continue is
-        offered. Sending while a turn runs or waits for an approval raises ``ValueError``.
+        offered. Sending while a turn runs or waits for an approval raises ``ValueError``. ``@name`` mentions a
+        variable (``@error``: the last exception) and puts its description into the turn (kept in the history, or
+        only for this turn with ``temp_mentions=True``); an unknown name raises ``ValueError`` before sending.
         """
         if not text.strip():
             raise ValueError("the message is empty")
+        mentions = self.mentions.prepare(text, temp=temp_mentions)
         await self._await_front_end()
         if not self.engine.state.can_start_turn:
             waiting = "waits for an approval" if self.engine.state.is_paused else "is running"
             raise ValueError(f"a turn {waiting}: wait for it, stop it, or decide the pending tool calls first")
         with contextlib.suppress(ProviderError):
-            await self.engine.send_message(text)
+            await self.engine.send_message(text, **({"mentions": mentions} if mentions else {}))
 
     async def stop(self) -> None:
         await self.engine.abort()

@@ -40,12 +40,22 @@ def message_view(message: Message, results: dict[str, Message]) -> dict[str, Any
         view["error"] = state["error"]
     if metadata.get("injected"):
         view["injected"] = True
+    if message.get("role") == "user" and metadata.get("mentions"):
+        view["mentions"] = mention_chips(metadata["mentions"])
     calls = message.get("tool_calls")
     if calls:
         entries = state.get("tool_calls") or {}
         view["tool_calls"] = [_call_view(call, entries.get(call["id"]) or {}, results.get(call["id"]), loading)
                               for call in calls]
     return view
+
+
+def mention_chips(mentions: Any) -> list[dict[str, Any]]:
+    """One chip per recorded mention (stored metadata is untrusted: odd entries are left out)."""
+    if not isinstance(mentions, list):
+        return []
+    return [{"name": m["name"][:100], "label": str(m.get("label") or "")[:200], "temp": m.get("temp") is True}
+            for m in mentions[:50] if isinstance(m, dict) and isinstance(m.get("name"), str)]
 
 
 def _call_view(call: Any, entry: dict[str, Any], result: Message | None, loading: bool) -> dict[str, Any]:

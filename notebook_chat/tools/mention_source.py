@@ -1,0 +1,99 @@
+"""What ``@name`` means in a kernel: a variable of the user's namespace, or ``@error``, the last exception.
+
+A DataFrame (or Series) is described like ``describe_dataframe`` does (shape, dtypes, non-null counts, first rows,
+``describe()``, the first rows as an HTML table for the card); a function or class by its source; anything else by
+its type, size and a bounded repr. ``@error`` always means the most recent exception (a variable named ``error`` is
+shadowed for mentions).
+"""
+
+from __future__ import annotations
+
+import inspect
+import reprlib
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..plugins.mentions import Description
+from . import dataframes, last_error
+from . import namespace as names
+from .rich import truncate_for_model
+
+ERROR_MENTION = "error"
+REPR_CHARS = 2000
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = REPR_CHARS
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxset = _REPR.maxfrozenset = _REPR.maxdeque = _REPR.maxarray = 30
+_REPR.maxdict = 20
+_REPR.maxlevel = 3
+
+
+class NamespaceMentions:
+    """A :class:`~notebook_chat.plugins.mentions.MentionSource` over a namespace (or a function returning one)."""
+
+    def __init__(self, namespace: dict[str, Any] | Callable[[], dict[str, Any]], *, max_chars: int = 4000) -> None:
+        self._namespace = namespace
+        self.max_chars = max_chars
+
+    @property
+    def namespace(self) -> dict[str, Any]:
+        return self._namespace() if callable(self._namespace) else self._namespace
+
+    def label(self, name: str) -> str | None:
+        if name == ERROR_MENTION:
+            error = last_error.last_exception()
+            return None if error is None else _one_line(f"{type(error).__name__}: {error}", 80)
+        namespace = self.namespace
+        if name not in namespace:
+            return None
+        value = namespace[name]
+        size = _safe(lambda: names.size_of(value), None)
+        return names.type_name(value) + (f", {size}" if size else "")
+
+    def describe(self, name: str) -> Description | None:
+        if name == ERROR_MENTION:
+            error = last_error.last_exception()
+            return None if error is None else Description(last_error.describe_error(error, max_chars=self.max_chars))
+        namespace = self.namespace
+        if name not in namespace:
+            return None
+        return describe_value(name, namespace[name], max_chars=self.max_chars)
+
+    def unknown(self, name: str) -> str:
+        if name == ERROR_MENTION:
+            return last_error.NO_ERROR
+        return f"@{name}: there is no variable named {name!r} in the kernel's namespace."
+
+
+def describe_value(name: str, value: Any, *, max_chars: int) -> Description:
+    """The text the model reads about ``value`` (and a rich bundle for a DataFrame's card)."""
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(value, (pandas.DataFrame, pandas.Series)):
+        result = dataframes.describe_dataframe({name: value}, name, max_model_chars=max_chars)
+        return Description(result.content, result.display)
+    header = names.describe_variable(name, value)
+    body = _safe(lambda: _body(value), None) or "(its repr failed)"
+    text, _ = truncate_for_model(f"{header}\n\n{body}", max_chars)
+    return Description(text)
+
+
+def _body(value: Any) -> str:
+    if inspect.isfunction(value) or inspect.isclass(value):
+        try:
+            return "Source:\n" + inspect.getsource(value).rstrip()
+        except (OSError, TypeError):
+            pass
+    return "repr (bounded):\n" + _REPR.repr(value)
+
+
+def _safe(compute: Callable[[], Any], fallback: Any) -> Any:
+    try:
+        return compute()
+    except Exception:  # a user object whose attributes or repr fail is described without them
+        return fallback
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
