@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..plugins.tool_definition import Tool, ToolResult, tool
-from . import dataframes, run_python
+from . import dataframes, last_error, run_python
 from . import namespace as names
 from .rich import tool_result
 
@@ -24,7 +24,7 @@ def kernel(
     time_limit: float | None = 30.0,
     max_model_chars: int = 4000,
 ) -> list[Tool]:
-    """``list_variables``, ``describe_dataframe`` and ``run_python`` working on ``namespace``.
+    """``list_variables``, ``describe_dataframe``, ``last_error`` and ``run_python`` working on ``namespace``.
 
     ``namespace`` defaults to the IPython user namespace when called inside a kernel, else ``__main__.__dict__``.
     ``run_python`` waits for the user's approval unless ``run_python_approval=False``; ``time_limit`` (seconds, None
@@ -53,6 +53,14 @@ def kernel(
         """
         return dataframes.describe_dataframe(ns, name, max_model_chars=max_model_chars)
 
+    @tool(name="last_error")
+    def last_error_() -> ToolResult:
+        """The most recent exception raised in the user's session (a failed cell): type, message, traceback."""
+        error = last_error.last_exception()
+        if error is None:
+            return ToolResult(content=last_error.NO_ERROR)
+        return ToolResult(content=last_error.describe_error(error, max_chars=max_model_chars))
+
     limit = "There is no time limit." if time_limit is None else f"The code is stopped after {time_limit:g} seconds."
 
     @tool(name="run_python", approval=run_python_approval, description=RUN_PYTHON_DESCRIPTION.format(limit=limit))
@@ -64,4 +72,4 @@ def kernel(
         """
         return run_python.run_python(code, ns, seconds=time_limit, max_model_chars=max_model_chars)
 
-    return [list_variables, describe_dataframe, run_python_]
+    return [list_variables, describe_dataframe, last_error_, run_python_]

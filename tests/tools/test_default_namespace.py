@@ -88,7 +88,7 @@ def test_in_a_real_kernel_list_variables_shows_the_users_variables_only(executed
     assert listed[0] == "3 variables in the user's namespace:"
     assert listed[1] == "df: pandas.DataFrame, shape (3, 1) — columns: a (int64)"
     assert listed[2] == "helper: function — def helper(x)"
-    assert listed[3].startswith("tools: dict, len 3 — {'describe_dataframe': Tool(name='describe_dataframe'")
+    assert listed[3].startswith("tools: dict, len 4 — {'describe_dataframe': Tool(name='describe_dataframe'")
 
 
 def test_in_a_real_kernel_run_python_changes_the_users_namespace(executed: Any) -> None:
