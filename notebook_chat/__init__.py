@@ -16,6 +16,19 @@ __version__ = "0.1.0"
 __all__ = ["Chat", "Tool", "ToolResult", "__version__", "tool"]
 
 
+def load_ipython_extension(shell: Any) -> None:
+    """``%load_ext notebook_chat``: the ``%%chat`` and ``%chat`` magics (see ``notebook_chat.widget.magics``)."""
+    from .widget import magics
+
+    magics.load_ipython_extension(shell)
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    from .widget import magics
+
+    magics.unload_ipython_extension(shell)
+
+
 def __getattr__(name: str) -> Any:
     if name == "Chat":
         from .widget import Chat

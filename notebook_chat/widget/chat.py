@@ -25,6 +25,7 @@ from ..tools.mention_source import NamespaceMentions
 from ..tools.namespace import default_namespace
 from .chat_widget import ChatWidget
 from .kernel_context import current_cell_id
+from .registry import note_displayed
 from .view_model import conversation_view, message_view, tool_results
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -124,6 +125,7 @@ class Chat:
     # -- display -----------------------------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         self._displayed = True
+        note_displayed(self)
         return self.widget._repr_mimebundle_(**kwargs)
 
     async def _await_front_end(self) -> None:
