@@ -28,6 +28,9 @@ class ConversationAutosave:
         self.on_error = on_error
         self.saves = 0
         self.last_error: Exception | None = None
+        self.boundaries_only = False
+        """While the store's writes fail, save only when the turn's shape changes (no throttled streaming writes):
+        each later attempt is one the user was told about, and the first that succeeds ends the mode."""
         self._signature: tuple[Any, ...] | None = self._shape()
         self._last_save = 0.0
         self._timer: asyncio.TimerHandle | None = None
@@ -65,7 +68,7 @@ class ConversationAutosave:
                 self._signature = shape
                 self.save_now()
                 return
-        if self._timer is None:
+        if self._timer is None and not self.boundaries_only:
             self._schedule()
 
     def _schedule(self) -> None:

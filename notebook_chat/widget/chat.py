@@ -29,6 +29,9 @@ from .registry import note_displayed
 from .view_model import conversation_view, message_view, tool_results
 
 DEFAULT_MODEL = "gpt-4o-mini"
+WRITE_FAILED = ("This chat could not be stored in the notebook ({error}). It lives only in this kernel until a "
+                "write succeeds: the next change tries again. Save your work another way if this persists "
+                "(a FileStore: Chat(store=FileStore(path))).")
 NO_NOTEBOOK = ("No notebook document is reachable from this front end (VS Code, Colab, a plain page): the "
                "conversation is kept in {store} only.")
 
@@ -72,6 +75,7 @@ class Chat:
         self._explicit_key = key is not None
         self.store: ConversationStore | None = store
         self._notice: str | None = None
+        self._write_failure: str | None = None
         self._subscribers: list[Callable[[Any], None]] = []
         self._autosave: ConversationAutosave | None = None
         self._restored = False
@@ -117,8 +121,22 @@ class Chat:
         self._notice = f"The conversation could not be saved: {error}"
         self._sync_notice()
 
+    def persisted(self, key: str, ok: bool, error: str | None) -> None:
+        """The browser's answer to a metadata write: a failure is shown (and autosave writes only at turn
+        boundaries) until a later write succeeds."""
+        if key != self.key or not isinstance(self.store, NotebookMetadataStore):
+            return
+        if ok:
+            self._write_failure = None
+        else:
+            reason = (error or "the browser gave no reason").strip()[:300]
+            self._write_failure = WRITE_FAILED.format(error=reason)
+        if self._autosave is not None:
+            self._autosave.boundaries_only = not ok
+        self._sync_notice()
+
     def _sync_notice(self) -> None:
-        notice = self._notice or self.engine.state.notice or ""
+        notice = self._write_failure or self._notice or self.engine.state.notice or ""
         if self.widget.notice != notice:
             self.widget.notice = notice
 
@@ -171,7 +189,7 @@ class Chat:
     # -- the controller protocol (the widget calls these) --------------------------------------------------------
     def view_state(self) -> dict[str, Any]:
         self._sync_notice()
-        return conversation_view(self.engine, self._notice)
+        return conversation_view(self.engine, self._write_failure or self._notice)
 
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
         self._subscribers.append(callback)
