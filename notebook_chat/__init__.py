@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
 from .plugins.tool_definition import Tool, ToolResult, tool
 
 if TYPE_CHECKING:
     from .widget import Chat
 
-__version__ = "0.1.0"
 __all__ = ["Chat", "Tool", "ToolResult", "__version__", "tool"]
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up a development environment from a fresh clone; safe to run again (it only does what is missing).
 #   - Debian chromium for the browser tests (installed only when /usr/bin/chromium is missing and we are root)
-#   - .venv (override with NOTEBOOK_CHAT_VENV) with `pip install -e ".[test]"`; the hatch build hook
+#   - .venv (override with NOTEBOOK_CHAT_VENV) with `pip install -e ".[test]"` (JupyterLab, the test tools, and
+#     build + twine for the packaging test); the hatch build hook
 #     (hatch_build.py) builds the JS widget bundle and the JupyterLab extension with npm when they are stale.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,9 +30,9 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 # The install is current when nothing it depends on changed since the last one (Python edits need no reinstall:
-# the install is editable; front-end sources, the build hook and the dependencies do).
+# the install is editable; front-end sources, the build hook, the dependencies and the version do).
 stamp_file="$VENV/.notebook_chat_setup"
-stamp=$( (cat pyproject.toml hatch_build.py; find js -path '*/node_modules' -prune -o -type f -print | LC_ALL=C sort \
+stamp=$( (cat pyproject.toml hatch_build.py notebook_chat/_version.py; find js -path '*/node_modules' -prune -o -type f -print | LC_ALL=C sort \
   | xargs cat) | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] && "$VENV/bin/python" -c "import notebook_chat" 2>/dev/null; then
   echo "[setup] install is current"

@@ -1,0 +1,27 @@
+"""One build of the distributions per session, made with no node on PATH; every packaging test reads it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .environments import Distributions, build_distributions, node_free_env
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Keep each phase's report on the test item, so a fixture can tell whether its test failed."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def distributions(tmp_path_factory: pytest.TempPathFactory) -> Distributions:
+    built = build_distributions(tmp_path_factory.mktemp("dist"),
+                                node_free_env(tmp_path_factory.mktemp("build-path")))
+    print(f"\nsdist + wheel (from the sdist) built without node in {built.seconds:.1f} s: "
+          f"{built.wheel.name} {built.wheel.stat().st_size / 1000:.0f} kB, "
+          f"{built.sdist.name} {built.sdist.stat().st_size / 1000:.0f} kB")
+    return built
