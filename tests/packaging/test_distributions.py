@@ -67,6 +67,8 @@ def test_the_wheel_installs_the_prebuilt_labextension_into_share_jupyter_labexte
         if path.is_file() and path.name != ".source-hash":
             assert wheel_file(distributions, f"{SHARE}/{path.relative_to(built).as_posix()}") == path.read_bytes()
     assert f"{SHARE}/{package['jupyterlab']['_build']['load']}" in wheel_names(distributions)
+    owner = json.loads(wheel_file(distributions, f"{SHARE}/install.json"))
+    assert (owner["packageManager"], owner["packageName"]) == ("python", "notebook_chat")
 
 
 def test_the_wheel_holds_the_license_and_no_sources_of_the_front_end_or_tests(distributions: Distributions) -> None:
@@ -80,7 +82,7 @@ def test_the_sdist_carries_the_front_end_sources_and_the_built_assets_with_their
 ) -> None:
     names = sdist_names(distributions)
     expected = {
-        "LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml", "hatch_build.py",
+        "LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml", "hatch_build.py", "install.json",
         "js/widget/package.json", "js/widget/package-lock.json", "js/widget/src/index.js",
         "js/labextension/package.json", "js/labextension/lib/index.js",
         "notebook_chat/static/widget.js", "notebook_chat/static/.source-hash",
