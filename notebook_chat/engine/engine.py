@@ -11,13 +11,14 @@ from typing import Any, Literal
 
 from . import history
 from . import request as request_builder
+from .budget import ContextBudget
 from .builtins import default_plugins
 from .commands import CommandBus, CommandResult
 from .context import PluginContext
 from .errors import EngineWarning, PluginError, ProviderError, TurnBlocked
 from .messages import Message, new_id, tool_result_message, user_message
 from .plugin import Plugin, StatefulPlugin, overrides
-from .provider import CancelHandle, Provider
+from .provider import CancelHandle, HasContextWindow, Provider, RedactsSecrets
 from .state import EndReason, EngineEvent, EngineState, turn_entry
 from .stream_merge import StreamAccumulator
 
@@ -52,6 +53,7 @@ class MessageEngine:
         self.custom_context: dict[str, Any] = {}
         self.request_body: dict[str, Any] | None = None
         self.last_finish_reason: str | None = None
+        self.budget = ContextBudget()
         self._request_fields = tuple(request_message_fields) if request_message_fields is not None else None
         self._request_exclude = tuple(request_message_fields_exclude)
         self._subscribers: list[Subscriber] = []
@@ -401,8 +403,13 @@ class MessageEngine:
             body["messages"] = request_builder.sanitize(body["messages"], self._request_fields, self._request_exclude)
         finally:
             self.request_body = None
+        window = self.provider.context_window if isinstance(self.provider, HasContextWindow) else None
+        fitted = self.budget.fit(body["messages"], window)
+        body["messages"] = fitted.messages
         assistant: Message = {"id": new_id(), "role": "assistant", "content": "", "loading": True,
                               "state": {"turn_id": self.state.turn_id}}
+        if fitted.left_out_turns:
+            assistant["metadata"] = {"left_out_turns": fitted.left_out_turns}
         self.append_message(assistant)
         self._last_assistant = assistant
         cancel = self._cancel = CancelHandle()
@@ -420,7 +427,7 @@ class MessageEngine:
         except BaseException as error:
             assistant.setdefault("state", {})["interrupted"] = True
             if isinstance(error, ProviderError):
-                assistant["state"]["error"] = error.message
+                assistant["state"]["error"] = self._error_text(error)
             raise
         finally:
             self._close_reply(assistant, accumulator)
@@ -458,6 +465,7 @@ class MessageEngine:
         assistant["state"]["finish_reason"] = accumulator.finish_reason
         if accumulator.usage:
             assistant.setdefault("metadata", {})["usage"] = accumulator.usage
+            self.budget.observe(accumulator.usage)
         empty = not assistant.get("content") and not assistant.get("tool_calls") and not assistant.get(
             "reasoning_content")
         if empty and assistant["state"].get("interrupted"):
@@ -485,8 +493,13 @@ class MessageEngine:
         self._answer_open_calls()
         self._set_state("aborted", None)
 
+    def _error_text(self, error: BaseException) -> str:
+        """What is stored and shown for ``error``: without the provider's secrets."""
+        text = error.message if isinstance(error, ProviderError) else f"{type(error).__name__}: {error}"
+        return self.provider.redact(text) if isinstance(self.provider, RedactsSecrets) else text
+
     async def _finish_error(self, error: BaseException) -> None:
-        message = error.message if isinstance(error, ProviderError) else f"{type(error).__name__}: {error}"
+        message = self._error_text(error)
         self.state.error = message
         self._end_turn_log("error", message)
         self._answer_open_calls()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 ProviderErrorKind = Literal[
-    "auth", "permission", "not-found", "bad-request", "rate-limit", "server", "network", "timeout",
-    "incomplete", "stream-error", "bad-response", "unknown",
+    "auth", "permission", "not-found", "bad-request", "context-length", "rate-limit", "server", "network",
+    "timeout", "incomplete", "stream-error", "bad-response", "unknown",
 ]
 
 

@@ -10,7 +10,7 @@ chunks (``{"choices": [{"index": 0, "delta": {...}, "finish_reason": ...}], "usa
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol, Union
+from typing import Any, Protocol, Union, runtime_checkable
 
 ChatCompletion = dict[str, Any]
 ChatCompletionChunk = dict[str, Any]
@@ -45,3 +45,18 @@ class CancelHandle:
 
 class Provider(Protocol):
     def __call__(self, body: dict[str, Any], cancel: CancelHandle) -> Awaitable[ProviderResult]: ...
+
+
+@runtime_checkable
+class RedactsSecrets(Protocol):
+    """A provider that knows its credentials: the engine passes every error text through ``redact`` before it is
+    stored (message state, turn log) or shown."""
+
+    def redact(self, text: str) -> str: ...
+
+
+@runtime_checkable
+class HasContextWindow(Protocol):
+    """A provider that knows its model's context size in tokens (``None``: unknown, send everything)."""
+
+    context_window: int | None

@@ -12,15 +12,17 @@ ALWAYS_EXCLUDED: tuple[str, ...] = ("id", "temp", "state", "metadata", "loading"
 
 def sanitize(messages: Iterable[Message], fields: tuple[str, ...] | None,
              exclude: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Provider-ready messages: engine-only fields dropped, then the history rules applied."""
+    """Provider-ready messages: engine-only fields dropped, then the history rules applied (rules 1-6, then rule 7's
+    role alternation: :mod:`.request_shape`)."""
     from .history import prepare_for_request
+    from .request_shape import alternate_roles
 
     drop = set(exclude) | {"id", "temp"}
     stripped: list[dict[str, Any]] = []
     for message in messages:
         items = message.items() if fields is None else ((k, v) for k, v in message.items() if k in fields)
         stripped.append({k: v for k, v in items if k not in drop})
-    return prepare_for_request(stripped, exclude=ALWAYS_EXCLUDED)
+    return alternate_roles(prepare_for_request(stripped, exclude=ALWAYS_EXCLUDED))
 
 
 def for_saving(messages: Iterable[Message]) -> list[Message]:

@@ -12,7 +12,8 @@ from ..engine.messages import ENGINE_ONLY_FIELDS
 from ..engine.provider import CancelHandle
 from ..engine.wire import optional_list
 from . import openai_stream
-from .openai_errors import INCOMPLETE_MESSAGE, to_provider_error, unreadable_stream
+from .openai_errors import incomplete_error, to_provider_error, unreadable_stream
+from .redaction import Redactor
 
 TOOL_ONLY_OPTIONS = ("tool_choice", "parallel_tool_calls")
 """Options OpenAI accepts only next to a non-empty ``tools`` list ("'tool_choice' is only allowed when 'tools'
@@ -38,8 +39,16 @@ class OpenAIChat:
 
     ``OpenAIChat("gpt-4o-mini", temperature=0)``: extra keyword arguments go into every request body. The
     API key and base URL come from ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` when not given; the key lives
-    only in the client. ``max_retries`` / ``timeout`` configure a client built here (ignored when ``client``
-    is passed).
+    only in the client. A server that needs no key (``OpenAIChat("qwen", base_url="http://localhost:8080/v1")``)
+    works without one: no ``Authorization`` header is sent. ``max_retries`` / ``timeout`` configure a client built
+    here (ignored when ``client`` is passed).
+
+    ``context_window=N`` (tokens) is the model's context size: the engine leaves out the oldest whole turns so
+    that each request stays under it (see :mod:`notebook_chat.engine.budget`). ``None`` (the default) sends the
+    whole history.
+
+    Every error text is redacted (:meth:`redact`) before it leaves the provider: the key, credential headers and
+    the base URL's credentials and query values never reach a message, the turn log or a store.
 
     Calling it returns an async iterator of chunks (``chunk.model_dump(exclude_none=True)``; an extra
     ``reasoning_content`` stays in the delta; a tool-call fragment without ``index`` is passed through as
@@ -62,9 +71,14 @@ class OpenAIChat:
         client: openai.AsyncOpenAI | None = None,
         max_retries: int | None = None,
         timeout: float | None = None,
+        context_window: int | None = None,
         **request_options: Any,
     ) -> None:
+        if context_window is not None and (isinstance(context_window, bool) or not isinstance(context_window, int)
+                                           or context_window <= 0):
+            raise ValueError(f"context_window must be a positive number of tokens, got {context_window!r}")
         self.model = model
+        self.context_window = context_window
         self.request_options = request_options
         self.client = openai_stream.make_client(
             client, base_url=base_url, api_key=api_key, max_retries=max_retries, timeout=timeout
@@ -110,13 +124,23 @@ class OpenAIChat:
         return self._read(stream, watch)
 
     def _create(self, fixed: dict[str, Any], extra: dict[str, Any]) -> Any:
-        return self.client.chat.completions.create(**fixed, extra_body=extra)
+        return self.client.chat.completions.create(
+            **fixed, extra_body=extra, extra_headers=openai_stream.request_headers(self.client))
 
     def _read(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
         return self._chunks(stream, watch)
 
+    def redact(self, text: str) -> str:
+        """``text`` without this client's secrets (key, credential headers, base-URL credentials and query)."""
+        return Redactor.for_client(self.client)(text)
+
+    def _redacted(self, error: ProviderError) -> ProviderError:
+        error.message = self.redact(error.message)
+        error.args = (error.message,)
+        return error
+
     def _error(self, error: openai.OpenAIError) -> ProviderError:
-        return to_provider_error(error, model=self.model, where=self.server)
+        return self._redacted(to_provider_error(error, model=self.model, where=self.server))
 
     async def _chunks(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
         finished = False
@@ -130,9 +154,9 @@ class OpenAIChat:
                 yield data
         except openai.OpenAIError as error:
             raise self._error(error) from error
-        except ProviderError:
-            raise
+        except ProviderError as error:
+            raise self._redacted(error) from None
         except Exception as error:  # the SDK could not read what the server sent (not JSON, not an object)
-            raise unreadable_stream(error, self.server) from error
+            raise self._redacted(unreadable_stream(error, self.server)) from error
         if not finished and not watch.cancelled:
-            raise ProviderError(INCOMPLETE_MESSAGE, kind="incomplete")
+            raise incomplete_error()

@@ -16,7 +16,7 @@ from ..engine.errors import ProviderError
 from . import openai_stream
 from .converters.responses import check_responses, to_responses_input, tools_to_responses
 from .openai_chat import OpenAIChat, drop_tool_options_without_tools, provider_messages
-from .openai_errors import INCOMPLETE_MESSAGE, unreadable_stream
+from .openai_errors import incomplete_error, unreadable_stream
 from .openai_responses_events import ResponsesChunkMapper
 
 RENAMED = {"max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
@@ -73,7 +73,8 @@ class OpenAIResponses(OpenAIChat):
     fixed_keys = ("model", "input", "stream", "store")
 
     def _create(self, fixed: dict[str, Any], extra: dict[str, Any]) -> Any:
-        return self.client.responses.create(**fixed, extra_body=extra)
+        return self.client.responses.create(
+            **fixed, extra_body=extra, extra_headers=openai_stream.request_headers(self.client))
 
     def _read(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
         return self._events(stream, watch)
@@ -87,9 +88,9 @@ class OpenAIResponses(OpenAIChat):
                     yield chunk
         except openai.OpenAIError as error:
             raise self._error(error) from error
-        except ProviderError:
-            raise
+        except ProviderError as error:
+            raise self._redacted(error) from None
         except Exception as error:  # the SDK could not read what the server sent (not JSON, not an object)
-            raise unreadable_stream(error, self.server) from error
+            raise self._redacted(unreadable_stream(error, self.server)) from error
         if not mapper.finished and not watch.cancelled:
-            raise ProviderError(INCOMPLETE_MESSAGE, kind="incomplete")
+            raise incomplete_error()

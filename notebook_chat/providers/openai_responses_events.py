@@ -13,6 +13,7 @@ from typing import Any
 
 from ..engine.errors import ProviderError, ProviderErrorKind
 from ..engine.wire import optional_dict, optional_str
+from .error_text import is_context_length, provider_error, server_words
 
 Chunk = dict[str, Any]
 
@@ -80,9 +81,8 @@ class ResponsesChunkMapper:
     def _arguments(self, event: dict[str, Any]) -> Chunk | None:
         index = self._call_index.get(optional_str(event.get("item_id"), "arguments.item_id") or "")
         if index is None:
-            raise ProviderError(
-                f"The Responses stream sent arguments for an unknown item {event.get('item_id')!r}.",
-                kind="stream-error",
+            raise provider_error(
+                "stream-error", f"The Responses stream sent arguments for an unknown item {event.get('item_id')!r}"
             )
         return self._chunk(
             {"tool_calls": [{"index": index, "function": {"arguments": event.get("delta", "")}}]}
@@ -106,7 +106,7 @@ class ResponsesChunkMapper:
         details = optional_dict(response.get("incomplete_details"), "response.incomplete_details") or {}
         reason = _text(details.get("reason")) or "unknown"
         if reason not in INCOMPLETE_REASONS:
-            raise ProviderError(f"The response ended incomplete ({reason}).", kind="incomplete")
+            raise provider_error("incomplete", f"The response ended incomplete ({reason})")
         return self._finish(event, INCOMPLETE_REASONS[reason])
 
 
@@ -116,6 +116,9 @@ def _text(value: Any) -> str | None:
 
 
 def _failure(message: str, code: str | None) -> ProviderError:
-    kind = FAILURE_KINDS.get(code or "", "stream-error")
+    text = server_words(str(message))
+    kind: ProviderErrorKind = FAILURE_KINDS.get(code or "", "stream-error")
+    if is_context_length(text, code):
+        kind = "context-length"
     suffix = f" ({code})" if code else ""
-    return ProviderError(f"The server reported an error mid-stream{suffix}: {message}", kind=kind)
+    return provider_error(kind, f"The server reported an error mid-stream{suffix}: {text}")

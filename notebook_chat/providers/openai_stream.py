@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import warnings
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
@@ -20,6 +21,10 @@ T = TypeVar("T")
 _END = object()
 
 
+NO_KEY = "no-key-needed"
+"""The SDK's placeholder key for a server that needs none (it is never sent: the Authorization header is omitted)."""
+
+
 def make_client(
     client: openai.AsyncOpenAI | None,
     *,
@@ -28,7 +33,11 @@ def make_client(
     max_retries: int | None,
     timeout: float | None,
 ) -> openai.AsyncOpenAI:
-    """The given client, or a new one; the SDK reads OPENAI_API_KEY / OPENAI_BASE_URL when not given."""
+    """The given client, or a new one; the SDK reads OPENAI_API_KEY / OPENAI_BASE_URL when not given.
+
+    A base URL (given or from OPENAI_BASE_URL) without any key is a server that needs none (llama.cpp, vLLM,
+    Ollama, LM Studio): the client gets a placeholder key and sends no ``Authorization`` header.
+    """
     if client is not None:
         return client
     options: dict[str, Any] = {}
@@ -36,7 +45,15 @@ def make_client(
         options["max_retries"] = max_retries
     if timeout is not None:
         options["timeout"] = timeout
+    keyless = not api_key and not os.environ.get("OPENAI_API_KEY")
+    if keyless and (base_url or os.environ.get("OPENAI_BASE_URL")):
+        api_key = NO_KEY
     return openai.AsyncOpenAI(api_key=api_key, base_url=base_url, **options)
+
+
+def request_headers(client: openai.AsyncOpenAI) -> dict[str, Any] | None:
+    """Per-request headers: a key-less client (the placeholder key) sends no ``Authorization`` header at all."""
+    return {"Authorization": openai.Omit()} if client.api_key == NO_KEY else None
 
 
 def server_label(client: openai.AsyncOpenAI) -> str:

@@ -37,8 +37,10 @@ NO_NOTEBOOK = ("No notebook document is reachable from this front end (VS Code, 
 
 
 def default_provider(model: str | None) -> Any:
-    """OpenAI (or a compatible server) when an API key is configured, else the offline DemoModel."""
-    if os.environ.get("OPENAI_API_KEY"):
+    """OpenAI (or a compatible server) when an API key or a base URL is configured, else the offline DemoModel.
+
+    ``OPENAI_BASE_URL`` alone is a server that needs no key (llama.cpp, vLLM, Ollama): it is used, with no key."""
+    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
         return OpenAIChat(model or os.environ.get("NOTEBOOK_CHAT_MODEL") or DEFAULT_MODEL)
     return DemoModel()
 

@@ -84,22 +84,26 @@ async def test_engine_only_fields_never_reach_the_provider_but_plugins_see_them(
             seen_by_plugin.extend(dict(m) for m in ctx.messages)
 
     history = [{"id": "m1", "role": "user", "content": "old", "metadata": {"hidden": False},
-                "state": {"x": 1}, "loading": False, "temp": False, "custom": "kept"}]
+                "state": {"x": 1}, "loading": False, "temp": False, "custom": "kept"},
+               {"id": "m2", "role": "assistant", "content": "answer", "state": {"y": 2}}]
     engine = MessageEngine(provider, plugins=[Looks()], initial_messages=history)  # type: ignore[list-item]
     await engine.send_message("new", source="test")
     sent = provider.requests[0]["messages"]
-    assert sent == [{"role": "user", "content": "old", "custom": "kept"}, {"role": "user", "content": "new"}]
+    assert sent == [{"role": "user", "content": "old", "custom": "kept"}, {"role": "assistant", "content": "answer"},
+                    {"role": "user", "content": "new"}]
     assert seen_by_plugin[0]["metadata"] == {"hidden": False}
-    assert seen_by_plugin[1]["metadata"] == {"source": "test"}
+    assert seen_by_plugin[2]["metadata"] == {"source": "test"}
 
 
 async def test_request_message_fields_keeps_only_the_listed_fields() -> None:
     provider = ScriptedProvider().text("ok")
-    history = [{"role": "user", "content": "old", "custom": "dropped", "name": "ann"}]
+    history = [{"role": "user", "content": "old", "custom": "dropped", "name": "ann"},
+               {"role": "assistant", "content": "answer", "custom": "dropped"}]
     engine = MessageEngine(provider, initial_messages=history,  # type: ignore[arg-type]
                            request_message_fields=("role", "content"))
     await engine.send_message("new")
     assert provider.requests[0]["messages"] == [{"role": "user", "content": "old"},
+                                                {"role": "assistant", "content": "answer"},
                                                 {"role": "user", "content": "new"}]
 
 

@@ -41,7 +41,7 @@ FAULTS = {
     "HTTP 429 before the stream is a rate-limit error": Fault(http_error(429), "error", "Rate limited", None),
     "HTTP 500 before the stream is a server error": Fault(http_error(500), "error", "Server error (500)", None),
     "HTTP 401 before the stream says to check OPENAI_API_KEY": Fault(
-        http_error(401), "error", "check OPENAI_API_KEY", None),
+        http_error(401), "error", "Check OPENAI_API_KEY", None),
     "an SSE error frame mid-stream is an error with the partial text kept": Fault(
         text_with(StreamError("the model is overloaded", after=2)), "error", "error mid-stream", "one two "),
     "a connection reset after two chunks is a network error with the partial text kept": Fault(

@@ -83,19 +83,19 @@ def test_check_chat_reports_a_tool_message_without_a_call_with_openais_text() ->
 # ------------------------------------------------------------------------------------------------- responses
 
 
-def test_responses_input_has_role_items_then_one_item_per_call_and_per_output() -> None:
+def test_responses_input_has_typed_message_items_then_one_item_per_call_and_per_output() -> None:
     assert to_responses_input(HISTORY) == [
-        {"role": "developer", "content": "You analyse data."},
-        {"role": "user", "content": "Describe df and plot it"},
-        {"role": "assistant", "content": "Looking."},
+        {"type": "message", "role": "developer", "content": "You analyse data."},
+        {"type": "message", "role": "user", "content": "Describe df and plot it"},
+        {"type": "message", "role": "assistant", "content": "Looking."},
         {"type": "function_call", "call_id": "c1", "name": "describe", "arguments": '{"name": "df"}'},
         {"type": "function_call", "call_id": "c2", "name": "plot", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c1", "output": "3 rows"},
         {"type": "function_call_output", "call_id": "c2", "output": "figure 1"},
-        {"role": "user", "content": "also the mean"},
+        {"type": "message", "role": "user", "content": "also the mean"},
         {"type": "function_call", "call_id": "c3", "name": "mean", "arguments": '{"column": "x"}'},
         {"type": "function_call_output", "call_id": "c3", "output": "2.5"},
-        {"role": "assistant", "content": "Mean is 2.5."},
+        {"type": "message", "role": "assistant", "content": "Mean is 2.5."},
     ]
 
 

@@ -15,7 +15,7 @@ BODY = {"messages": [user("hi")]}
 @pytest.mark.parametrize(
     ("status", "kind", "advice"),
     [
-        (401, "auth", "check OPENAI_API_KEY"),
+        (401, "auth", "Check OPENAI_API_KEY"),
         (403, "permission", "permissions"),
         (404, "not-found", f"Model '{MODEL}' not found"),
         (429, "rate-limit", "Rate limited or out of quota"),

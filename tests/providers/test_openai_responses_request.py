@@ -50,9 +50,9 @@ async def test_history_is_sent_as_input_items_with_flat_tools_and_no_stored_stat
     assert request.body == {
         "model": MODEL,
         "input": [
-            {"role": "developer", "content": "Be brief."},
-            {"role": "user", "content": "Weather in Paris?"},
-            {"role": "assistant", "content": "Checking."},
+            {"type": "message", "role": "developer", "content": "Be brief."},
+            {"type": "message", "role": "user", "content": "Weather in Paris?"},
+            {"type": "message", "role": "assistant", "content": "Checking."},
             {"type": "function_call", "call_id": "call_1", "name": "lookup", "arguments": '{"city": "Paris"}'},
             {"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
         ],

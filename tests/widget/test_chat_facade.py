@@ -39,6 +39,7 @@ def approval_chat(provider: ScriptedProvider, ran: list[str], **options: Any) ->
 def test_without_an_api_key_the_chat_uses_the_offline_demo_model_and_says_so(
         monkeypatch: pytest.MonkeyPatch, recording_comms: list[RecordingComm]) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     chat = Chat()
     assert isinstance(chat.provider, DemoModel)
     assert chat.widget.header == "DemoModel (offline)"
@@ -51,6 +52,15 @@ def test_with_an_api_key_the_chat_uses_openai_and_the_header_names_the_model_wit
     assert isinstance(chat.provider, OpenAIChat)
     assert "gpt-test" in chat.widget.header
     assert "sk-secret" not in chat.widget.header
+
+
+def test_with_only_a_base_url_the_chat_uses_that_server_and_the_header_names_it_and_the_model(
+        monkeypatch: pytest.MonkeyPatch, recording_comms: list[RecordingComm]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
+    chat = Chat(model="gemma-local")
+    assert isinstance(chat.provider, OpenAIChat)
+    assert chat.widget.header == "OpenAI gemma-local @ http://127.0.0.1:8080"
 
 
 async def test_send_runs_a_turn_and_the_reply_is_readable(recording_comms: list[RecordingComm]) -> None:

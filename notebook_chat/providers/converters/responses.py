@@ -13,8 +13,10 @@ NO_CALL = "No tool call found for function call output with call_id {call_id}."
 
 
 def to_responses_input(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Input items: role messages (system → developer), one `function_call` per tool call, one
-    `function_call_output` per result. Reasoning is not replayed (Responses needs its own encrypted items)."""
+    """Typed input items: `{"type": "message", role, content}` (system → developer), one `function_call` per tool
+    call, one `function_call_output` per result. Every item names its type: OpenAI also takes untyped role
+    messages, other servers (llama.cpp's `llama-server`) answer "Cannot determine type of 'item'". Reasoning is
+    not replayed (Responses needs its own encrypted items)."""
     items: list[dict[str, Any]] = []
     for message in messages:
         role = message.get("role")
@@ -24,7 +26,7 @@ def to_responses_input(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, 
             continue
         text = text_of(message.get("content"))
         if text or role != "assistant":
-            items.append({"role": "developer" if role == "system" else role, "content": text})
+            items.append({"type": "message", "role": "developer" if role == "system" else role, "content": text})
         for call in message.get("tool_calls") or ():
             items.append({"type": "function_call", "call_id": call["id"], "name": call["function"]["name"],
                           "arguments": call["function"]["arguments"]})
