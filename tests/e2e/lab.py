@@ -126,6 +126,7 @@ def start_lab_server(workdir: Path, timeout: float = 60.0, *, python: str = sys.
         python, "-m", "jupyter", "lab", "--no-browser", "--allow-root", f"--port={port}",
         "--ServerApp.port_retries=0", f"--ServerApp.token={token}", "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+        "--JupyterNotebookApp.expose_app_in_browser=True",  # Notebook 7 (/notebooks/...), when installed
     ]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, env=environment, cwd=root, stdout=sink, stderr=subprocess.STDOUT)
@@ -175,6 +176,8 @@ class Lab:
     artifacts: Path
     path: str | None = None
     console: list[str] = field(default_factory=list)
+    app: str = "lab"
+    """"lab" (JupyterLab, /lab/tree/...) or "notebook" (Notebook 7, /notebooks/...)."""
 
     def __post_init__(self) -> None:
         self.page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
@@ -192,7 +195,10 @@ class Lab:
     ) -> str:
         """Write `name` with `cells`, open it, and wait until every cell is drawn and the kernel is idle."""
         self.path = self.write_notebook(name, cells, metadata)
-        self.page.goto(f"{self.server.url}/lab/tree/{self.path}?token={self.server.token}&reset")
+        if self.app == "notebook":
+            self.page.goto(f"{self.server.url}/notebooks/{self.path}?token={self.server.token}")
+        else:
+            self.page.goto(f"{self.server.url}/lab/tree/{self.path}?token={self.server.token}&reset")
         self.wait_for_cell_count(len(cells), timeout)
         self.wait_idle(timeout)
         return self.path
@@ -215,7 +221,19 @@ class Lab:
         return "\n".join(self.output(index).all_inner_texts())
 
     def wait_idle(self, timeout: float = 60_000) -> None:
-        """The status bar says "| Idle" (the execution indicator says idle too early; see the notes)."""
+        """The status bar says "| Idle" (the execution indicator says idle too early; see the notes). Notebook 7 has
+        no status bar: its kernel connection says idle and connected, and the kernel answered kernel_info."""
+        if self.app == "notebook":
+            self.page.wait_for_function(
+                """() => {
+                    const kernel = window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel;
+                    if (!kernel || kernel.connectionStatus !== 'connected' || kernel.status !== 'idle') return false;
+                    kernel.info.then(() => { window.__ncKernelInfo = kernel.id; });
+                    return window.__ncKernelInfo === kernel.id;
+                }""",
+                timeout=timeout,
+            )
+            return
         self.page.wait_for_function(
             "re => [...document.querySelectorAll('#jp-main-statusbar .jp-StatusBar-TextItem')]"
             ".some(item => new RegExp(re).test(item.textContent.trim()))",

@@ -16,6 +16,9 @@ import json
 from notebook_chat import Chat, tool
 from notebook_chat.testing import ScriptedProvider
 """
+APPS = ["lab", "notebook"]
+"""JupyterLab and Notebook 7 (both served by the test server; their shortcut handling differs: Notebook 7 listens
+for keys in the capture phase)."""
 STORY = "\n\n".join(f"Paragraph {n}: " + " ".join(f"w{n}x{m}" for m in range(12)) for n in range(1, 121))
 
 
@@ -58,7 +61,9 @@ def list_geometry(chat: ChatPage) -> dict[str, float]:
     )
 
 
-def test_shift_enter_makes_a_new_line_and_no_key_typed_in_the_chat_reaches_the_notebook(lab: Lab) -> None:
+@pytest.mark.parametrize("app", APPS)
+def test_shift_enter_makes_a_new_line_and_no_key_typed_in_the_chat_reaches_the_notebook(lab: Lab, app: str) -> None:
+    lab.app = app
     setup = 'provider = ScriptedProvider().text("Noted.", chunks=2)\nchat = Chat(provider, key="keys")\nchat'
     chat = open_chat(lab, "keys.ipynb", setup, "x = 1")
     kinds, count_before = cell_kinds(lab), prompt(lab, 0)
@@ -85,7 +90,9 @@ def test_shift_enter_makes_a_new_line_and_no_key_typed_in_the_chat_reaches_the_n
     assert focus_inside
 
 
-def test_escape_stops_a_streaming_reply_while_the_focus_is_on_a_message(lab: Lab) -> None:
+@pytest.mark.parametrize("app", APPS)
+def test_escape_stops_a_streaming_reply_while_the_focus_is_on_a_message(lab: Lab, app: str) -> None:
+    lab.app = app
     setup = story_chat("esc", chunks=600, delay=0.02)
     chat = open_chat(lab, "esc.ipynb", setup)
     chat.send("Tell me a long story")
@@ -98,7 +105,11 @@ def test_escape_stops_a_streaming_reply_while_the_focus_is_on_a_message(lab: Lab
     assert chat.root.locator(".nbc-status").inner_text() == "Stopped"
 
 
-def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_latest_resumes(lab: Lab) -> None:
+@pytest.mark.parametrize("app", APPS)
+def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_latest_resumes(
+    lab: Lab, app: str
+) -> None:
+    lab.app = app
     setup = story_chat("follow", chunks=400, delay=0.02)
     chat = open_chat(lab, "follow.ipynb", setup)
     chat.send("Tell me a long story")
@@ -126,7 +137,9 @@ def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_
     assert list_geometry(chat)["gap"] <= NEAR_BOTTOM, "following did not resume after Jump to latest"
 
 
-def test_a_chat_shown_again_opens_at_its_latest_message(lab: Lab) -> None:
+@pytest.mark.parametrize("app", APPS)
+def test_a_chat_shown_again_opens_at_its_latest_message(lab: Lab, app: str) -> None:
+    lab.app = app
     setup = f'provider = ScriptedProvider().text({STORY!r}, chunks=5)\nchat = Chat(provider, key="reopen")\nchat'
     chat = open_chat(lab, "reopen.ipynb", setup, "chat")
     chat.send("Tell me a long story")
@@ -155,7 +168,9 @@ chat
 '''
 
 
-def test_a_pending_approval_is_scrolled_into_view_and_its_approve_button_has_the_focus(lab: Lab) -> None:
+@pytest.mark.parametrize("app", APPS)
+def test_a_pending_approval_is_scrolled_into_view_and_its_approve_button_has_the_focus(lab: Lab, app: str) -> None:
+    lab.app = app
     chat = open_chat(lab, "pending.ipynb", PENDING_SETUP)
     chat.send("Tell me a story")
     chat.wait_reply_containing("Paragraph 120")
