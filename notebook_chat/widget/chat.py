@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..engine import EngineEvent, EngineState, Message, MessageEngine, Plugin, ProviderError
 from ..engine.builtins import LengthPlugin
@@ -50,6 +50,13 @@ def provider_label(provider: Any) -> str:
     return str(label) if label else type(provider).__name__
 
 
+@runtime_checkable
+class HoldsConnections(Protocol):
+    """A plugin with something to close when the chat closes (an MCP server's connection)."""
+
+    async def aclose(self) -> None: ...
+
+
 class Chat:
     """``Chat()`` as the last line of a cell shows the chat; ``await chat.send("...")`` drives it from code."""
 
@@ -58,7 +65,7 @@ class Chat:
         provider: Any = None,
         *,
         model: str | None = None,
-        tools: Iterable[Tool | Callable[..., Any]] = (),
+        tools: Iterable[Tool | Callable[..., Any] | Plugin] = (),
         system: str | None = None,
         key: str | None = None,
         store: ConversationStore | None = None,
@@ -68,9 +75,10 @@ class Chat:
         namespace: dict[str, Any] | None = None,
     ) -> None:
         self.provider = provider if provider is not None else default_provider(model)
-        self._tools = list(tools)
+        given = list(tools)
+        self._tools = [item for item in given if not isinstance(item, Plugin)]
         self._system = system
-        self._user_plugins = list(plugins)
+        self._user_plugins = [item for item in given if isinstance(item, Plugin)] + list(plugins)  # mcp(...)
         self.mentions = MentionPlugin(NamespaceMentions(namespace if namespace is not None else default_namespace))
         self._auto_continue_length = auto_continue_length
         self.key = key or current_cell_id() or "default"
@@ -291,6 +299,21 @@ class Chat:
     def _replace_engine(self, record: dict[str, Any] | None) -> None:
         self.engine = self._build_engine(record)
         self._forward(EngineEvent("state"))
+
+    async def aclose(self) -> None:
+        """Stop a running turn, close the widget and what the chat's plugins hold open (MCP connections)."""
+        if self.engine.state.is_processing:
+            await self.engine.abort("disposed")
+        for plugin in self.engine.plugins:
+            if isinstance(plugin, HoldsConnections):
+                await plugin.aclose()
+        if self._autosave is not None:
+            self._autosave.close()
+        self.widget.close()
+
+    def close(self) -> asyncio.Task[None]:
+        """``aclose()`` as a task on the running loop (from a cell: returns at once)."""
+        return asyncio.get_running_loop().create_task(self.aclose())
 
     # -- conveniences for scripts and tutorials -------------------------------------------------------------------
     def submit(self, text: str) -> asyncio.Task[None]:

@@ -9,6 +9,7 @@ import pytest
 
 from notebook_chat.plugins.tool_definition import Tool, ToolResult
 from notebook_chat.tools import kernel
+from tests.widget.conftest import recording_comms  # noqa: F401  (the MCP tests drive a Chat)
 
 matplotlib.use("Agg")
 

@@ -21,12 +21,13 @@ def run_script(code: str) -> str:
     return done.stdout
 
 
-def test_importing_the_tools_loads_neither_ipython_nor_pandas_nor_matplotlib() -> None:
+def test_importing_the_tools_loads_neither_ipython_nor_pandas_nor_matplotlib_nor_the_mcp_sdk() -> None:
     loaded = run_script(
         "import sys, notebook_chat\n"
         "before = set(sys.modules)\n"
         "import notebook_chat.tools\n"
-        "print(sorted({m.split('.')[0] for m in set(sys.modules) - before} & {'IPython', 'pandas', 'matplotlib'}))"
+        "heavy = {'IPython', 'pandas', 'matplotlib', 'mcp'}\n"
+        "print(sorted({m.split('.')[0] for m in set(sys.modules) - before} & heavy))"
     )
     assert loaded == "[]\n"
 
