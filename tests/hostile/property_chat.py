@@ -84,7 +84,7 @@ class FaultyProvider:
                 if kind == "garbage":
                     yield _chunk({"content": 5})
                 if kind == "stop":
-                    asyncio.ensure_future(self.machine.chat.stop())
+                    self.machine.background(self.machine.chat.stop())
                     await asyncio.sleep(0)
                     await asyncio.sleep(0)
             if cancel.cancelled:
@@ -101,9 +101,16 @@ class ChatMachine(RuleBasedStateMachine):
         self.executed: list[str] = []
         self.approved: set[str] = set()
         self.tokens = 0
+        self._clicks: set[asyncio.Task[Any]] = set()
         self.chat = self._new_chat()
 
     # -- plumbing -----------------------------------------------------------------------------------------------
+    def background(self, coroutine: Any) -> None:
+        """A click that happens while the turn runs (kept referenced until it finished)."""
+        task = asyncio.ensure_future(coroutine)
+        self._clicks.add(task)
+        task.add_done_callback(self._clicks.discard)
+
     def new_token(self) -> str:
         self.tokens += 1
         return f"t{self.tokens}"
@@ -127,7 +134,7 @@ class ChatMachine(RuleBasedStateMachine):
         async def stopper(token: str) -> str:
             """A tool during which the user presses Stop."""
             machine.executed.append(token)
-            asyncio.ensure_future(machine.chat.stop())
+            machine.background(machine.chat.stop())
             await asyncio.sleep(0.01)
             return "not reached"
 
