@@ -13,7 +13,7 @@ Continue) before anyone configures a real model. The same request body and seed 
 Demo commands in the user's text: ``/demo length`` (cut off with finish reason ``length``), ``/demo error``
 (a simulated server error mid-stream), ``/demo slow`` (a long reply, five times slower: try Stop),
 ``/demo markdown`` (headings, a table, code and math). A later user message containing "continue" (such as the
-hidden message Continue sends) streams the rest.
+hidden message Continue sends) streams the rest. Skills (their tools and instructions): see ``demo_skills``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 
 from notebook_chat.engine.errors import ProviderError
 from notebook_chat.engine.provider import CancelHandle
+from notebook_chat.providers.demo_skills import followed_skills, plan_skill_call, skill_enum
 
 _WORDS = re.compile(r"\s*\S+\s*")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
@@ -184,7 +185,8 @@ class DemoModel:
         else:
             tool_part = "No tools are registered yet: add some with `@tool` and mention them here.\n"
         return (
-            f"{rng.choice(_GREETINGS)}I am the **offline demo model**: I need no network or API key, "
+            f"{rng.choice(_GREETINGS)}{followed_skills(body.get('messages') or [])}"
+            "I am the **offline demo model**: I need no network or API key, "
             f"so my answers are canned.{quoted}\n\n{tool_part}\nDemo commands:\n\n{_DEMO_COMMANDS}\n"
             f"Give me a tool like this one, in any cell:\n\n{_EXAMPLE_TOOL}"
         )
@@ -335,7 +337,9 @@ def _plan_calls(
 ) -> list[dict[str, Any]]:
     if not tools or not text.strip():
         return []
-    chosen = [t for t in tools if _mentions(text, t)]
+    skill_call = plan_skill_call(text, tools)
+    planned = {skill_call[0]["name"]: skill_call[1]} if skill_call else {}
+    chosen = [t for t in tools if t["name"] in planned or (not skill_enum(t) and _mentions(text, t))]
     forced = tool_choice.get("function", {}).get("name") if isinstance(tool_choice, dict) else None
     if forced:
         chosen = [t for t in tools if t["name"] == forced]
@@ -348,7 +352,7 @@ def _plan_calls(
         number += 1
         while f"call_demo_{number}" in existing:
             number += 1
-        arguments = _arguments(text, function.get("parameters") or {})
+        arguments = planned.get(function["name"]) or _arguments(text, function.get("parameters") or {})
         calls.append({"id": f"call_demo_{number}", "type": "function",
                       "function": {"name": function["name"], "arguments": json.dumps(arguments)}})
     return calls

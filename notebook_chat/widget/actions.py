@@ -60,6 +60,7 @@ ACTIONS: dict[str, dict[str, Field]] = {
     },
     "deny": {"tool_call_id": _ID, "reason": _OPT_TEXT},
     "continue": {"instruction": _OPT_TEXT},
+    "skill": {"name": _ID, "active": Field((bool,))},
     "persisted": {
         "key": Field((str,), max_len=MAX_ID),
         "ok": Field((bool,)),

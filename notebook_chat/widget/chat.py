@@ -18,15 +18,16 @@ from ..persistence import (
     read_record,
 )
 from ..persistence.notebook_store import NotebookMetadataStore
-from ..plugins import TOOL_REJECT, TOOL_RESUME, TURN_CONTINUE, ContinuationPlugin, Tool, ToolPlugin
+from ..plugins import TOOL_REJECT, TOOL_RESUME, TURN_CONTINUE, ContinuationPlugin, SkillPlugin, Tool, ToolPlugin
 from ..plugins.mentions import MentionPlugin
+from ..plugins.skills import SkillMode, SkillSource
 from ..providers import DemoModel, OpenAIChat
 from ..tools.mention_source import NamespaceMentions
 from ..tools.namespace import default_namespace
 from .chat_widget import ChatWidget
 from .kernel_context import current_cell_id
 from .registry import note_displayed
-from .view_model import conversation_view, message_view, tool_results
+from .view_model import conversation_view, message_view, skills_view, tool_results
 
 DEFAULT_MODEL = "gpt-4o-mini"
 WRITE_FAILED = ("This chat could not be stored in the notebook ({error}). It lives only in this kernel until a "
@@ -73,8 +74,13 @@ class Chat:
         auto_continue_length: bool = False,
         restore_timeout: float = 2.0,
         namespace: dict[str, Any] | None = None,
+        skills: Iterable[SkillSource] = (),
+        skill_mode: SkillMode = "manual",
+        approve_skill_reads: bool = False,
     ) -> None:
         self.provider = provider if provider is not None else default_provider(model)
+        self.skills = SkillPlugin(skills, mode=skill_mode, approve_reads=approve_skill_reads)
+        """The skills: ``.available``, ``.active``, ``.select(*names)``, ``.deselect(*names)``."""
         given = list(tools)
         self._tools = [item for item in given if not isinstance(item, Plugin)]
         self._system = system
@@ -107,7 +113,7 @@ class Chat:
 
     # -- construction ------------------------------------------------------------------------------------------
     def _build_engine(self, record: dict[str, Any] | None) -> MessageEngine:
-        plugins: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(), self.mentions,
+        plugins: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(), self.mentions, self.skills,
                                  LengthPlugin(auto_continue=self._auto_continue_length), *self._user_plugins]
         if record is not None:
             engine = MessageEngine.from_record(self.provider, record, plugins=plugins)
@@ -199,7 +205,9 @@ class Chat:
     # -- the controller protocol (the widget calls these) --------------------------------------------------------
     def view_state(self) -> dict[str, Any]:
         self._sync_notice()
-        return conversation_view(self.engine, self._write_failure or self._notice)
+        view = conversation_view(self.engine, self._write_failure or self._notice)
+        view["skills"] = skills_view(self.skills)
+        return view
 
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
         self._subscribers.append(callback)
@@ -247,6 +255,10 @@ class Chat:
         if result.get("status") == "refused":
             raise ValueError(f"Continue is not possible: {result['reason']}")
         return result
+
+    async def set_skill(self, name: str, active: bool) -> list[str]:
+        """The widget's skill chip: turn ``name`` on or off; returns the active skills."""
+        return self.skills.select(name) if active else self.skills.deselect(name)
 
     async def _decide(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
         await self._await_front_end()

@@ -131,6 +131,8 @@ class ChatWidget(anywidget.AnyWidget):
             await controller.deny(payload["tool_call_id"], payload["reason"])
         elif action.kind == "continue":
             await controller.continue_turn(payload["instruction"])
+        elif action.kind == "skill":
+            await controller.set_skill(payload["name"], payload["active"])
         elif action.kind == "persisted":
             await self._persisted(payload["key"], payload["ok"], payload["error"])
 

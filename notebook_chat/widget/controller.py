@@ -35,6 +35,10 @@ class ChatController(Protocol):
 
     async def continue_turn(self, instruction: str | None) -> Any: ...
 
+    async def set_skill(self, name: str, active: bool) -> Any:
+        """Turn a skill on or off (the skill chips)."""
+        ...
+
     async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
         """The browser handed the stored record (or None).
 

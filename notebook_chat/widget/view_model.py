@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ..engine import Message, MessageEngine
-from ..plugins import continue_offer
+from ..plugins import SkillPlugin, continue_offer
 
 PROCESSING_LABELS = {"requesting": "requesting", "completing": "streaming", "calling-tools": "calling tools",
                      "pausing": "waiting for approval"}
@@ -104,3 +104,13 @@ def _status_label(engine: MessageEngine) -> str:
     if state.request_state == "error":
         return f"error: {state.error}"
     return {"aborted": "stopped", "completed": "", "idle": ""}.get(state.request_state, state.request_state)
+
+
+def skills_view(plugin: SkillPlugin) -> dict[str, Any] | None:
+    """The skill chips: every available skill, whether it is active, and whether the user may toggle it."""
+    if not plugin.available:
+        return None
+    active = set(plugin.active)
+    return {"mode": plugin.mode, "toggle": plugin.mode != "always", "items": [
+        {"name": name, "description": plugin.skill(name).description, "active": name in active}
+        for name in plugin.available]}

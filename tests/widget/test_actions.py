@@ -12,6 +12,7 @@ VALID: dict[str, dict[str, Any]] = {
     "deny": {"kind": "deny", "tool_call_id": "call_1", "reason": "not now"},
     "continue": {"kind": "continue", "instruction": "go on"},
     "persisted": {"kind": "persisted", "key": "k", "ok": False, "error": "disk full"},
+    "skill": {"kind": "skill", "name": "pandas-cleaning", "active": False},
 }
 
 

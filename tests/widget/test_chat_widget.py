@@ -79,6 +79,7 @@ async def test_a_failing_restore_still_sends_a_snapshot_and_reports_the_error(
         ({"kind": "deny", "tool_call_id": "call_1", "reason": "too risky"}, ("deny", "call_1", "too risky")),
         ({"kind": "continue", "instruction": None}, ("continue", None)),
         ({"kind": "persisted", "key": "k1", "ok": True, "error": None}, ("persisted", "k1", True, None)),
+        ({"kind": "skill", "name": "pandas-cleaning", "active": True}, ("skill", "pandas-cleaning", True)),
     ],
 )
 async def test_each_action_reaches_the_controller_and_is_acknowledged(

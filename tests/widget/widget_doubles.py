@@ -80,6 +80,9 @@ class InMemoryController:
     async def continue_turn(self, instruction: str | None) -> None:
         await self._record("continue", instruction)
 
+    async def set_skill(self, name: str, active: bool) -> None:
+        await self._record("skill", name, active)
+
     async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
         await self._record("restore", record, info)
         return self.restore_result

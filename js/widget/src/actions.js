@@ -9,6 +9,7 @@ export const ACTIONS = {
   approve: ["tool_call_id", "arguments"],
   deny: ["tool_call_id", "reason"],
   continue: ["instruction"],
+  skill: ["name", "active"],
   persisted: ["key", "ok", "error"],
 };
 

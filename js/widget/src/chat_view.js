@@ -8,6 +8,7 @@ import { containKeys } from "./keys.js";
 import { button } from "./markdown.js";
 import { MessageList } from "./message_list.js";
 import { ScrollFollower } from "./scroll_follow.js";
+import { SkillChips } from "./skill_chips.js";
 
 const STATUS_KEYS = {
   requesting: "status.requesting",
@@ -51,6 +52,7 @@ export class ChatView {
     this.deadNotice.hidden = true;
     this.header.append(this.title, this.storage);
 
+    this.skills = new SkillChips(send, (error) => this.showError(error));
     this.list = new MessageList({
       send,
       insertCell: () => this.insertCell,
@@ -64,8 +66,8 @@ export class ChatView {
     this.errorLine = div("nbc-error");
     this.errorLine.hidden = true;
     this.composer = this.buildComposer();
-    el.append(this.header, this.deadNotice, this.notice, this.listBox, this.continueBox, this.status, this.errorLine,
-      this.composer);
+    el.append(this.header, this.deadNotice, this.notice, this.skills.el, this.listBox, this.continueBox, this.status,
+      this.errorLine, this.composer);
     this.releaseKeys = containKeys(el, {
       onEscape: () => {
         if (this.dead || !(this.running() || this.paused())) return false;
@@ -93,6 +95,7 @@ export class ChatView {
   applySnapshot(view) {
     this.view = view;
     this.list.reconcile(view.messages ?? []);
+    this.skills.render(view.skills);
     this.renderStatus(view.status ?? { request_state: "idle" });
     this.placeContinue(view);
     this.viewNotice = view.notice ?? "";

@@ -67,6 +67,11 @@ const en = {
   "tool.deny_cancel": "Cancel",
   "tool.invalid_json": "Arguments are not valid JSON: {error}",
   "tool.not_object": "Arguments must be a JSON object.",
+  "skills.label": "Skills",
+  "skills.active": "active: its instructions go with every request",
+  "skills.inactive": "inactive",
+  "skills.turn_on": "click to turn on",
+  "skills.turn_off": "click to turn off",
 };
 
 /** @type {Record<string, string>} */
@@ -133,6 +138,11 @@ const zhCN = {
   "tool.deny_cancel": "取消",
   "tool.invalid_json": "参数不是有效的 JSON：{error}",
   "tool.not_object": "参数必须是 JSON 对象。",
+  "skills.label": "技能",
+  "skills.active": "已启用：其说明随每个请求发送",
+  "skills.inactive": "未启用",
+  "skills.turn_on": "点击启用",
+  "skills.turn_off": "点击停用",
 };
 
 /** @type {Record<string, Record<string, string>>} */
