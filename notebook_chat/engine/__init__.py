@@ -2,6 +2,7 @@
 
 from .commands import CommandBus, CommandResult
 from .context import PluginContext
+from .conversation import ConversationRecord, Message, PausedTurn, ToolCall, ToolCallState, TurnEntry
 from .engine import MessageEngine
 from .errors import (
     CommandError,
@@ -10,15 +11,39 @@ from .errors import (
     NotebookChatError,
     PluginError,
     ProviderError,
+    RecordError,
     TurnBlocked,
 )
-from .messages import Message, ToolCall, new_id, new_tool_call_id, user_message
+from .messages import new_id, new_tool_call_id, user_message
 from .plugin import Plugin
 from .provider import CancelHandle, Provider
 from .state import EngineEvent, EngineState
 
 __all__ = [
-    "CancelHandle", "CommandBus", "CommandError", "CommandResult", "EngineEvent", "EngineState", "EngineWarning",
-    "HistoryError", "Message", "MessageEngine", "NotebookChatError", "Plugin", "PluginContext", "PluginError",
-    "Provider", "ProviderError", "ToolCall", "TurnBlocked", "new_id", "new_tool_call_id", "user_message",
+    "CancelHandle",
+    "CommandBus",
+    "CommandError",
+    "CommandResult",
+    "ConversationRecord",
+    "EngineEvent",
+    "EngineState",
+    "EngineWarning",
+    "HistoryError",
+    "Message",
+    "MessageEngine",
+    "NotebookChatError",
+    "PausedTurn",
+    "Plugin",
+    "PluginContext",
+    "PluginError",
+    "Provider",
+    "ProviderError",
+    "RecordError",
+    "ToolCall",
+    "ToolCallState",
+    "TurnBlocked",
+    "TurnEntry",
+    "new_id",
+    "new_tool_call_id",
+    "user_message",
 ]

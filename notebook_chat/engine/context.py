@@ -6,8 +6,9 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from .conversation import Message, ToolCall, TurnEntry
 from .errors import HistoryError, PluginError
-from .messages import Message, ToolCall, new_id, new_tool_call_id
+from .messages import new_id, new_tool_call_id
 from .state import EngineState
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ class PluginContext:
         return self._engine.last_finish_reason
 
     @property
-    def turns(self) -> list[dict[str, Any]]:
+    def turns(self) -> list[TurnEntry]:
         return self._engine.turns
 
     @property
@@ -123,10 +124,6 @@ class PluginContext:
     # -- changing messages ---------------------------------------------------------------------------------------
     def append_message(self, message: Message) -> Message:
         return self._engine.append_message(message)
-
-    def update_message(self, message: Message, **fields: Any) -> None:
-        message.update(fields)  # type: ignore[typeddict-item]
-        self._engine.notify()
 
     def notify(self) -> None:
         self._engine.notify()

@@ -6,7 +6,6 @@ import asyncio
 import inspect
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from datetime import datetime, timezone
 from typing import Any, Literal
 
 from . import history
@@ -15,19 +14,16 @@ from .budget import ContextBudget
 from .builtins import default_plugins
 from .commands import CommandBus, CommandResult
 from .context import PluginContext
+from .conversation import ConversationRecord, EndReason, Message, TurnEntry, close_turn, new_turn_entry, utc_now
 from .errors import EngineWarning, PluginError, ProviderError, TurnBlocked
-from .messages import Message, new_id, tool_result_message, user_message
+from .messages import new_id, tool_result_message, user_message
 from .plugin import Plugin, StatefulPlugin, overrides
 from .provider import CancelHandle, HasContextWindow, Provider, RedactsSecrets
-from .state import EndReason, EngineEvent, EngineState, turn_entry
+from .state import EngineEvent, EngineState
 from .stream_merge import StreamAccumulator
 
 Subscriber = Callable[[EngineEvent], None]
 Decision = Literal["pause", "next"]
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class MessageEngine:
@@ -46,7 +42,7 @@ class MessageEngine:
     ) -> None:
         self.provider = provider
         self.state = EngineState(messages=[dict(m) for m in initial_messages])  # type: ignore[misc]
-        self.turns: list[dict[str, Any]] = [dict(t) for t in turns]
+        self.turns: list[TurnEntry] = [dict(t) for t in turns]  # type: ignore[misc]
         self.restored_paused_turn = dict(paused_turn) if paused_turn else None
         self.restored_plugin_states: dict[str, Any] = dict(plugin_states) if isinstance(plugin_states, Mapping) else {}
         self.current_turn: list[Message] = []
@@ -108,7 +104,7 @@ class MessageEngine:
         """Nothing is running after construction: a turn left open was interrupted, and every unanswered tool call
         gets a result saying its outcome is unknown (it may have run). No tool is ever run here."""
         if self.turns and self.turns[-1].get("end_reason") is None:
-            self.turns[-1].update(ended_at=utc_now(), end_reason="interrupted", detail=None)
+            close_turn(self.turns[-1], "interrupted", None)
         for message in self.state.messages:
             if message.get("loading"):
                 message["loading"] = False
@@ -125,7 +121,7 @@ class MessageEngine:
         for message in messages:
             if any(call.get("id") == call_id for call in message.get("tool_calls") or ()):
                 entries = message.setdefault("state", {}).setdefault("tool_calls", {})
-                entry = entries.setdefault(str(call_id), {})
+                entry = entries.setdefault(str(call_id), {"status": "cancelled"})
                 entry["status"] = "cancelled"
                 entry["reason"] = "interrupted"
 
@@ -204,7 +200,7 @@ class MessageEngine:
     async def dispatch_command(self, name: str, payload: Mapping[str, Any] | None = None) -> CommandResult:
         return await self.commands.dispatch(name, payload)
 
-    def export_record(self) -> dict[str, Any]:
+    def export_record(self) -> ConversationRecord:
         """The conversation as plain JSON: messages (temp units dropped), turn log, paused-turn snapshot."""
         paused = None
         if self.state.is_paused:
@@ -213,10 +209,10 @@ class MessageEngine:
                 if exporter is not None:
                     paused = exporter(self._contexts[id(plugin)])
                     break
-        record: dict[str, Any] = {
+        record: ConversationRecord = {
             "version": 1,
             "messages": request_builder.for_saving(self.messages),
-            "turns": [dict(t) for t in self.turns],
+            "turns": [turn.copy() for turn in self.turns],
             "paused_turn": paused,
             "updated_at": utc_now(),
         }
@@ -283,7 +279,7 @@ class MessageEngine:
         self.state.request_state = "paused"
         self.state.processing_state = None
         if not self.turns or self.turns[-1].get("id") != turn_id:
-            self.turns.append(turn_entry(turn_id, utc_now()))
+            self.turns.append(new_turn_entry(turn_id))
         self.notify()
 
     @property
@@ -329,7 +325,7 @@ class MessageEngine:
         self.current_turn = []
         self._abort_detail = None
         self.last_finish_reason = None
-        self.turns.append(turn_entry(turn_id, utc_now()))
+        self.turns.append(new_turn_entry(turn_id))
         self.state.request_state = "processing"
         self.state.processing_state = "requesting"
         for message in messages:
@@ -535,12 +531,13 @@ class MessageEngine:
                 messages.insert(end, result)
                 self.current_turn.append(result)
                 end += 1
-                entry = entries.setdefault(call["id"], {})
-                entry.update(status="cancelled", reason="interrupted")
+                entry = entries.setdefault(call["id"], {"status": "cancelled"})
+                entry["status"] = "cancelled"
+                entry["reason"] = "interrupted"
 
     def _end_turn_log(self, reason: EndReason, detail: str | None) -> None:
         if self.turns and self.turns[-1].get("id") == self.state.turn_id and self.turns[-1]["end_reason"] is None:
-            self.turns[-1].update(ended_at=utc_now(), end_reason=reason, detail=detail)
+            close_turn(self.turns[-1], reason, detail)
 
     def _run_finally(self) -> None:
         for plugin in self._plugins:

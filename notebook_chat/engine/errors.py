@@ -36,6 +36,15 @@ class HistoryError(NotebookChatError):
     """A message history breaks the rules every provider enforces."""
 
 
+class RecordError(NotebookChatError, ValueError):
+    """A conversation record (or its paused turn) is corrupt, too large, or of a future version; ``reason`` is a
+    sentence naming the JSON path (``$.messages[3].role: ...``). Nothing was loaded or saved."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class TurnBlocked(NotebookChatError):
     """Raised by a plugin hook to stop a turn before it reaches the model (end reason ``blocked``)."""
 

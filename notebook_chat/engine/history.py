@@ -30,15 +30,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from notebook_chat.engine.conversation import ENGINE_ONLY_FIELDS, ROLES, Message
 from notebook_chat.engine.errors import HistoryError
-from notebook_chat.engine.messages import ENGINE_ONLY_FIELDS, Message
 
 OUTCOME_UNKNOWN = "cancelled — outcome unknown"
 """Content of the result written for a call that never got one (the turn stopped or crashed mid round)."""
 
 SYSTEM_NOTE_PREFIX = "[system] "
 UNKNOWN_TOOL_NAME = "unknown_tool"
-ROLES = ("system", "user", "assistant", "tool")
 
 
 @dataclass(frozen=True)
@@ -202,8 +201,9 @@ def repair(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] = 
 
 def drop_temp(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] = ()) -> list[Message]:
     """Remove whole temp units and temp messages, then repair what is left (rule 5, then rule 2)."""
-    kept = [message for message in repair(messages, pending=pending) if not message.get("temp")]
-    return repair(kept, pending=pending)
+    repaired = repair(messages, pending=pending)
+    kept = [message for message in repaired if not message.get("temp")]
+    return repaired if len(kept) == len(repaired) else repair(kept, pending=pending)
 
 
 @dataclass

@@ -1,43 +1,11 @@
-"""Messages are plain JSON dicts in OpenAI Chat shape plus engine-only fields that never reach a provider."""
+"""Builders of new messages (the shapes themselves are defined in ``conversation``)."""
 
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal, TypedDict
+from typing import Any
 
-Role = Literal["system", "user", "assistant", "tool"]
-
-ENGINE_ONLY_FIELDS: tuple[str, ...] = ("id", "state", "metadata", "loading", "temp")
-"""Fields the engine keeps on a message that no provider may see."""
-
-PROVIDER_FIELDS: tuple[str, ...] = ("role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content")
-
-ToolCallStatus = Literal["running", "success", "failed", "cancelled", "awaiting-approval", "denied"]
-
-
-class ToolCallFunction(TypedDict):
-    name: str
-    arguments: str
-
-
-class ToolCall(TypedDict):
-    id: str
-    type: Literal["function"]
-    function: ToolCallFunction
-
-
-class Message(TypedDict, total=False):
-    id: str
-    role: Role
-    content: str | None
-    tool_calls: list[ToolCall]
-    tool_call_id: str
-    name: str
-    reasoning_content: str
-    state: dict[str, Any]
-    metadata: dict[str, Any]
-    loading: bool
-    temp: bool
+from .conversation import Message
 
 
 def new_id(prefix: str = "msg") -> str:
@@ -61,7 +29,3 @@ def tool_result_message(tool_call_id: str, content: str, *, tool_name: str | Non
     if tool_name:
         message["metadata"] = {"tool_name": tool_name}
     return message
-
-
-def strip_engine_fields(message: Message, exclude: tuple[str, ...] = ENGINE_ONLY_FIELDS) -> dict[str, Any]:
-    return {key: value for key, value in message.items() if key not in exclude}

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from .messages import Message
+from .conversation import Message
 
 RequestState = Literal["idle", "processing", "paused", "completed", "aborted", "error"]
 """Turn-level state. ``processing_state`` refines ``processing``: requesting | completing | calling-tools | pausing."""
-
-EndReason = Literal["completed", "aborted", "error", "max-tokens", "interrupted", "blocked"]
 
 
 @dataclass
@@ -49,6 +47,3 @@ class EngineEvent:
     field: str | None = None
     text: str = ""
 
-
-def turn_entry(turn_id: str, started_at: str) -> dict[str, Any]:
-    return {"id": turn_id, "started_at": started_at, "ended_at": None, "end_reason": None, "detail": None}

@@ -12,15 +12,12 @@ that is already used in this reply or earlier in the conversation gets a fresh u
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection
 from typing import Any
 
-from .messages import Message, ToolCall, new_tool_call_id
+from .conversation import MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_TOOL_CALLS, Message, ToolCall
+from .messages import new_tool_call_id
 from .wire import (
-    MAX_ID_CHARS,
-    MAX_TEXT_CHARS,
-    MAX_TOOL_CALLS,
     SurrogateJoiner,
     check_limit,
     optional_dict,
@@ -231,11 +228,3 @@ class StreamAccumulator:
         call.arguments[:] = [joined] if joined else []
         return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": joined}}
 
-
-def parse_arguments(arguments: str) -> dict[str, Any] | None:
-    """The arguments of a tool call as a dict, or None when they are not a JSON object."""
-    try:
-        value = json.loads(arguments or "{}")
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None

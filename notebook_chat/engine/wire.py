@@ -10,14 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .conversation import MAX_ID_CHARS
 from .errors import ProviderError
-
-MAX_ID_CHARS = 200
-"""Longest tool-call id or tool name a reply may carry (what a stored record accepts)."""
-MAX_TEXT_CHARS = 10_000_000
-"""Longest text (content, reasoning, one call's arguments) a reply may carry."""
-MAX_TOOL_CALLS = 256
-"""Most tool calls in one reply."""
 
 ADVICE = "The partial reply is kept; retry, or check the server (or the proxy in front of it)."
 REPLACEMENT = "\ufffd"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from notebook_chat.persistence.checks import MAX_ID_CHARS
+from notebook_chat.engine.conversation import MAX_ID_CHARS
 from notebook_chat.persistence.errors import StoreError
 
 CONTAINER_VERSION = 1
@@ -26,7 +26,7 @@ def check_key(key: Any) -> str:
 def parse_container(data: Any, source: str) -> dict[str, Any]:
     """The conversations of a container, or `StoreError` saying why `source` can't be read (nothing changes).
 
-    Entries are returned as they are; each is validated when loaded (`record_from_dict`)."""
+    Entries are returned as they are; each is validated when loaded (`read_record`)."""
     if not isinstance(data, dict):
         raise StoreError(f"{source} does not hold a notebook_chat object (found {type(data).__name__})")
     version = data.get("version")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from notebook_chat.engine.errors import NotebookChatError
+from notebook_chat.engine.errors import NotebookChatError, RecordError
+
+__all__ = ["PersistenceError", "RecordError", "SecretError", "SerializationError", "StoreError"]
 
 
 class PersistenceError(NotebookChatError):
@@ -25,22 +27,6 @@ class SecretError(PersistenceError, ValueError):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
-
-
-class ValidationError(PersistenceError, ValueError):
-    """Untrusted data does not have the expected shape; `reason` is a sentence naming the field."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class SnapshotError(ValidationError):
-    """A paused-turn snapshot is invalid or of an unknown version."""
-
-
-class RecordError(ValidationError):
-    """A conversation record is corrupt, too large, or of a future version; it was not loaded."""
 
 
 class StoreError(PersistenceError):

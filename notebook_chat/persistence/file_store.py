@@ -16,6 +16,7 @@ import contextlib
 import os
 import tempfile
 import threading
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from notebook_chat.persistence.container import build_container, check_key, pars
 from notebook_chat.persistence.errors import StoreError
 from notebook_chat.persistence.jsonsafe import dumps_canonical, loads_strict
 from notebook_chat.persistence.prune import prune
-from notebook_chat.persistence.stores import checked_copy
+from notebook_chat.persistence.stores import check_for_saving
 
 MAX_FILE_BYTES = 200_000_000
 
@@ -43,11 +44,11 @@ class FileStore:
             entry: dict[str, Any] | None = self._read().get(key)
             return entry
 
-    def save(self, key: str, record: dict[str, Any]) -> None:
-        copy = checked_copy(key, record)
+    def save(self, key: str, record: Mapping[str, Any]) -> None:
+        check_for_saving(key, record)
         with self._lock:
             conversations = self._read()
-            conversations[key] = copy
+            conversations[key] = record
             self._write(conversations)
 
     def delete(self, key: str) -> None:

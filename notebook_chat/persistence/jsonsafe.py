@@ -6,6 +6,7 @@ import json
 import math
 from typing import Any
 
+from notebook_chat.engine.conversation import json_path
 from notebook_chat.persistence.errors import SerializationError
 
 MAX_DEPTH = 200
@@ -14,11 +15,7 @@ MAX_DEPTH = 200
 
 def field_path(parent: str, key: str | int) -> str:
     """`$.a`, `$.a[3]`, or `$["odd key"]` when the key is not a plain identifier."""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    if key.isidentifier():
-        return f"{parent}.{key}"
-    return f"{parent}[{json.dumps(key, ensure_ascii=False)}]"
+    return json_path([key], parent)
 
 
 def to_json_value(value: Any, path: str = "$") -> Any:

@@ -1,19 +1,24 @@
-"""Reading a stored conversation for a new engine: validated, never executed, refused records left untouched."""
+"""Reading a stored conversation: validated once, never executed, refused records left untouched."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import RecordError, StoreError
-from .record import record_from_dict, record_to_dict
+from notebook_chat.engine.conversation import ConversationRecord
+from notebook_chat.engine.errors import RecordError
+
+from .errors import SecretError, SerializationError, StoreError
+from .record import check_record
 from .stores import ConversationStore
+
+PAUSED = "$.paused_turn"
 
 
 @dataclass(frozen=True)
 class LoadedConversation:
-    record: dict[str, Any] | None
-    """The validated record (``MessageEngine.from_record`` takes it), or None."""
+    record: ConversationRecord | None
+    """The validated record (``MessageEngine.load`` takes it), or None."""
     refused: str | None = None
     """Why the stored data can't be used; it stays where it is, untouched, and must not be saved over."""
     notice: str | None = None
@@ -21,18 +26,30 @@ class LoadedConversation:
 
 
 def read_record(data: Any) -> LoadedConversation:
-    """Validate an untrusted record (from a file, or from notebook metadata handed over by the browser)."""
+    """Validate an untrusted record (from a store, or from notebook metadata handed over by the browser).
+
+    A paused turn that can't be read is dropped with a notice: the messages still load, the engine stays idle."""
     if data is None:
         return LoadedConversation(None)
     try:
-        loaded = record_from_dict(data)
-        record = record_to_dict(loaded.record)
-    except (RecordError, ValueError) as error:
-        return LoadedConversation(None, refused=f"the stored conversation can't be used: {error}")
-    notice = None
-    if loaded.paused_turn_error:
-        notice = f"the stored paused turn was dropped: {loaded.paused_turn_error}"
-    return LoadedConversation(record, notice=notice)
+        return LoadedConversation(check_record(data))
+    except RecordError as error:
+        if not error.reason.startswith(PAUSED) or not isinstance(data, dict):
+            return _refused(error)
+        paused_error = "$" + error.reason[len(PAUSED):]
+    except SerializationError as error:
+        return _refused(f"the record is not strict JSON: {error}")
+    except SecretError as error:
+        return _refused(f"the record carries a secret and is refused: {error}")
+    retried = read_record({**data, "paused_turn": None})
+    if retried.record is None:
+        return retried
+    notice = f"the stored paused turn was dropped: the paused turn can't be restored: {paused_error}"
+    return LoadedConversation(retried.record, notice=notice)
+
+
+def _refused(reason: object) -> LoadedConversation:
+    return LoadedConversation(None, refused=f"the stored conversation can't be used: {reason}")
 
 
 def load_conversation(store: ConversationStore, key: str) -> LoadedConversation:

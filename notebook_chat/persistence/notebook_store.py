@@ -5,79 +5,44 @@ it). Each save goes to `send(key, record)`: the widget turns it into a `{"kind":
 browser writes `metadata["notebook_chat"]["conversations"][key]` and marks the notebook dirty (the user's
 Ctrl+S or JupyterLab's autosave puts it on disk). `send(key, None)` asks the browser to delete the key.
 
-Records the browser reads from the notebook reach the kernel through `ingest`. They are untrusted: this store
-only checks they are JSON objects; validating their content is the restore code's job. The kernel's live copy
-beats the browser's: once this kernel saved a key, a later `ingest` of it is ignored (a re-rendered view must
-not roll a conversation back).
+What the notebook stored reaches the kernel with the browser's "ready" action and is read by the `Chat` facade
+(which also decides that the kernel's live conversation beats it); this store only writes.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from notebook_chat.persistence.errors import StoreError
-from notebook_chat.persistence.jsonsafe import to_json_value
-from notebook_chat.persistence.secrets import assert_no_secrets
+from notebook_chat.persistence.stores import check_for_saving
 
-Send = Callable[[str, "dict[str, Any] | None"], None]
+Send = Callable[[str, "Mapping[str, Any] | None"], None]
 """`send(key, record)` delivers a write to the front end; `record` None deletes the key."""
 
 
 class NotebookMetadataStore:
-    """A store whose durable copy lives in notebook metadata; this object is the kernel's in-memory copy."""
+    """A store whose durable copy lives in notebook metadata; this object keeps the last record it wrote."""
 
     def __init__(self, send: Send) -> None:
         self._send = send
-        self._records: dict[str, dict[str, Any]] = {}
-        self._written: set[str] = set()
+        self._records: dict[str, Mapping[str, Any]] = {}
 
     def load(self, key: str) -> dict[str, Any] | None:
-        """A copy of the record stored under `key` (saved here or ingested from the notebook), or None."""
-        record = self._records.get(_check_key(key))
-        return copy.deepcopy(record) if record is not None else None
+        """A copy of the record this kernel last saved under `key`, or None."""
+        record = self._records.get(key)
+        return None if record is None else json.loads(json.dumps(record))
 
-    def save(self, key: str, record: dict[str, Any]) -> None:
-        """Keep `record` and send it to the notebook. Not plain JSON, or secrets: StoreError, nothing kept."""
-        _check_key(key)
-        if not isinstance(record, dict):
-            raise StoreError(f"a record must be a dict, got {type(record).__name__}")
-        try:
-            value = to_json_value(record)
-            assert_no_secrets(value)
-        except ValueError as error:
-            raise StoreError(f"record {key!r} was not saved: {error}") from error
-        self._records[key] = value
-        self._written.add(key)
-        self._send(key, copy.deepcopy(value))
+    def save(self, key: str, record: Mapping[str, Any]) -> None:
+        """Check `record` exactly as a load would, then send it to the notebook; nothing is kept when it fails."""
+        check_for_saving(key, record)
+        self._records[key] = record  # the caller hands over a fresh record (``export_record``) and keeps no reference
+        self._send(key, record)
 
     def delete(self, key: str) -> None:
         """Forget `key` here and ask the notebook to drop it."""
-        self._records.pop(_check_key(key), None)
-        self._written.add(key)
+        self._records.pop(key, None)
         self._send(key, None)
 
     def keys(self) -> list[str]:
         return sorted(self._records)
-
-    def ingest(self, key: str, record: Any) -> bool:
-        """Take a record the browser read from the notebook. True when adopted; False when this kernel
-        already wrote `key` (its live copy wins) or there is nothing to adopt (None). Not a JSON object:
-        StoreError, nothing changes."""
-        _check_key(key)
-        if record is None or key in self._written:
-            return False
-        if not isinstance(record, dict):
-            raise StoreError(f"the notebook's record {key!r} is not an object (got {type(record).__name__})")
-        try:
-            self._records[key] = to_json_value(record)
-        except ValueError as error:
-            raise StoreError(f"the notebook's record {key!r} is not plain JSON: {error}") from error
-        return True
-
-
-def _check_key(key: Any) -> str:
-    if not isinstance(key, str) or not key:
-        raise StoreError(f"a conversation key must be a non-empty string, got {key!r}")
-    return key

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
-from notebook_chat.persistence.checks import parse_utc
+from notebook_chat.engine.conversation import parse_utc
 
 
 class _Store(Protocol):
@@ -17,17 +17,14 @@ class _Store(Protocol):
 
 
 def entry_time(entry: Any) -> datetime | None:
-    """When an entry was last written: a record's `updated_at` or a snapshot's `paused_at`, else None."""
-    if not isinstance(entry, dict):
+    """When a record was last written (`updated_at`), else None."""
+    text = entry.get("updated_at") if isinstance(entry, dict) else None
+    if not isinstance(text, str):
         return None
-    for name in ("updated_at", "paused_at"):
-        text = entry.get(name)
-        if isinstance(text, str):
-            try:
-                return parse_utc(text)
-            except ValueError:
-                return None
-    return None
+    try:
+        return parse_utc(text)
+    except ValueError:
+        return None
 
 
 def prune(

@@ -1,16 +1,26 @@
-"""Decide whether a paused-turn snapshot may be restored onto a list of messages. Pure: runs nothing."""
+"""Paused-turn snapshots: capture one from a paused message, and decide whether one may be restored onto a list of
+messages. Pure: runs nothing."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from notebook_chat.persistence.errors import SnapshotError
-from notebook_chat.persistence.snapshot import PausedTurnSnapshot, call_hash
+from notebook_chat.engine.conversation import (
+    PAUSED_TURN_VERSION,
+    PausedTurn,
+    awaiting_call_ids,
+    call_states,
+    message_turn_id,
+)
+from notebook_chat.persistence.jsonsafe import dumps_canonical, to_json_value
 
-AWAITING = "awaiting-approval"
 
+def call_hash(name: str, arguments: str) -> str:
+    """sha256 hex of the canonical JSON of `[name, arguments]`; arguments is the call's raw JSON string."""
+    return hashlib.sha256(dumps_canonical([name, arguments]).encode("utf-8")).hexdigest()
 
 @dataclass(frozen=True)
 class RestoreCheck:
@@ -19,19 +29,6 @@ class RestoreCheck:
     ok: bool
     reason: str | None = None
     assistant_index: int | None = None
-
-
-def awaiting_call_ids(message: Mapping[str, Any]) -> list[str]:
-    """Ids whose `state["tool_calls"][id]["status"]` is awaiting-approval (tolerant of malformed state)."""
-    state = message.get("state")
-    calls = state.get("tool_calls") if isinstance(state, Mapping) else None
-    if not isinstance(calls, Mapping):
-        return []
-    return [
-        call_id
-        for call_id, call in calls.items()
-        if isinstance(call, Mapping) and call.get("status") == AWAITING
-    ]
 
 
 def call_name_and_arguments(message: Mapping[str, Any], call_id: str) -> tuple[str, str] | None:
@@ -44,7 +41,8 @@ def call_name_and_arguments(message: Mapping[str, Any], call_id: str) -> tuple[s
         if not isinstance(function, Mapping):
             return None
         name, arguments = function.get("name"), function.get("arguments")
-        edited = _call_state(message, call_id).get("arguments_edited")
+        entry = call_states(message).get(call_id)
+        edited = entry.get("arguments_edited") if isinstance(entry, Mapping) else None
         if isinstance(edited, str):
             arguments = edited
         if isinstance(name, str) and isinstance(arguments, str):
@@ -53,57 +51,41 @@ def call_name_and_arguments(message: Mapping[str, Any], call_id: str) -> tuple[s
     return None
 
 
-def _call_state(message: Mapping[str, Any], call_id: str) -> Mapping[str, Any]:
-    state = message.get("state")
-    calls = state.get("tool_calls") if isinstance(state, Mapping) else None
-    call = calls.get(call_id) if isinstance(calls, Mapping) else None
-    return call if isinstance(call, Mapping) else {}
-
-
-def _turn_id(message: Any) -> Any:
-    state = message.get("state") if isinstance(message, Mapping) else None
-    return state.get("turn_id") if isinstance(state, Mapping) else None
-
-
 def capture_snapshot(
     message: Mapping[str, Any],
     *,
     custom_context: Mapping[str, Any],
     tool_round_count: int,
     paused_at: str | None = None,
-) -> PausedTurnSnapshot:
-    """The snapshot of a paused assistant message: turn id, awaiting calls (in tool-call order), hashes."""
-    awaiting = set(awaiting_call_ids(message))
-    ordered = [call.get("id") for call in message.get("tool_calls") or [] if isinstance(call, Mapping)]
-    ids = [call_id for call_id in ordered if call_id in awaiting]
-    if set(ids) != awaiting:
-        raise SnapshotError(
-            f"calls {sorted(awaiting - set(ids))} await approval but are not tool calls of the message"
-        )
+) -> PausedTurn:
+    """The snapshot of a paused assistant message: turn id, awaiting calls (in tool-call order), hashes.
+    `custom_context` is copied (strict JSON), so later changes to the live context do not leak in."""
+    ids = awaiting_call_ids([message])
     hashes = {}
     for call_id in ids:
         found = call_name_and_arguments(message, call_id)
-        if found is None:
-            raise SnapshotError(f"call {call_id!r} has no tool name and arguments string")
-        hashes[call_id] = call_hash(*found)
-    return PausedTurnSnapshot(
-        turn_id=_turn_id(message),
-        tool_call_ids=tuple(ids),
-        custom_context=custom_context,
-        tool_round_count=tool_round_count,
-        call_hashes=hashes,
-        paused_at=paused_at,
-    )
+        hashes[call_id] = call_hash(*found) if found is not None else ""
+    snapshot: PausedTurn = {
+        "version": PAUSED_TURN_VERSION,
+        "turn_id": message_turn_id(message),
+        "tool_call_ids": ids,
+        "custom_context": to_json_value(dict(custom_context), "$.custom_context"),
+        "tool_round_count": tool_round_count,
+        "call_hashes": hashes,
+    }
+    if paused_at is not None:
+        snapshot["paused_at"] = paused_at
+    return snapshot
 
 
-def check_restorable(snapshot: PausedTurnSnapshot, messages: Sequence[Any]) -> RestoreCheck:
+def check_restorable(snapshot: PausedTurn, messages: Sequence[Any]) -> RestoreCheck:
     """OK only when the last assistant message of the snapshot's turn awaits exactly the snapshot's calls,
     each with unchanged name and arguments, and nothing after it but results of that message's other calls."""
-    turn = snapshot.turn_id
+    turn = snapshot["turn_id"]
     indices = [
         i
         for i, message in enumerate(messages)
-        if isinstance(message, Mapping) and message.get("role") == "assistant" and _turn_id(message) == turn
+        if isinstance(message, Mapping) and message.get("role") == "assistant" and message_turn_id(message) == turn
     ]
     if not indices:
         return RestoreCheck(False, f"no assistant message of turn {turn!r}")
@@ -117,8 +99,8 @@ def check_restorable(snapshot: PausedTurnSnapshot, messages: Sequence[Any]) -> R
     return RestoreCheck(True, None, index)
 
 
-def _compare_awaiting(snapshot: PausedTurnSnapshot, message: Mapping[str, Any]) -> str | None:
-    expected, found = set(snapshot.tool_call_ids), set(awaiting_call_ids(message))
+def _compare_awaiting(snapshot: PausedTurn, message: Mapping[str, Any]) -> str | None:
+    expected, found = set(snapshot["tool_call_ids"]), set(awaiting_call_ids([message]))
     if expected != found:
         missing = ", ".join(sorted(expected - found)) or "none"
         extra = ", ".join(sorted(found - expected)) or "none"
@@ -126,19 +108,19 @@ def _compare_awaiting(snapshot: PausedTurnSnapshot, message: Mapping[str, Any]) 
             f"the awaiting calls differ: the paused turn awaited {sorted(expected)} but the message awaits "
             f"{sorted(found)} (no longer awaiting: {missing}; newly awaiting: {extra})"
         )
-    for call_id in snapshot.tool_call_ids:
+    for call_id in snapshot["tool_call_ids"]:
         call = call_name_and_arguments(message, call_id)
         if call is None:
             return (
                 f"call {call_id!r} awaits approval but the message has no well-formed tool call with that id"
             )
-        if call_hash(*call) != snapshot.call_hashes[call_id]:
+        if call_hash(*call) != snapshot["call_hashes"][call_id]:
             return f"the arguments of call {call_id!r} changed since the turn paused"
     return None
 
 
 def _check_following(
-    snapshot: PausedTurnSnapshot, message: Mapping[str, Any], following: Sequence[Any], index: int
+    snapshot: PausedTurn, message: Mapping[str, Any], following: Sequence[Any], index: int
 ) -> str | None:
     own_ids = {call.get("id") for call in message.get("tool_calls") or [] if isinstance(call, Mapping)}
     for offset, later in enumerate(following, start=index + 1):
@@ -147,7 +129,7 @@ def _check_following(
             kind = role or "malformed"
             return f"the conversation went on after the turn paused (message {offset} is a {kind} message)"
         call_id = later.get("tool_call_id")
-        if call_id in snapshot.tool_call_ids:
+        if call_id in snapshot["tool_call_ids"]:
             return f"call {call_id!r} already has a tool result"
         if call_id not in own_ids:
             return f"message {offset} answers call {call_id!r}, which is not a call of the paused message"

@@ -33,16 +33,16 @@ SECRET_KEYS: frozenset[str] = frozenset(
 )
 """Object keys refused anywhere, compared lower-cased with everything but letters and digits removed."""
 
-_BEARER = re.compile(r"^\s*(bearer|basic|token)\s+\S{8,}", re.IGNORECASE)
+BEARER = re.compile(r"^\s*(bearer|basic|token)\s+\S{8,}", re.IGNORECASE)
 
 
-def _normalize(key: str) -> str:
+def normalize_key(key: str) -> str:
     return "".join(ch for ch in key.lower() if ch.isalnum())
 
 
 def is_secret_key(key: str) -> bool:
     """True for `api_key`, `OPENAI_API_KEY`, `Authorization`, `x-api-key`, `client_secret`, ..."""
-    normal = _normalize(key)
+    normal = normalize_key(key)
     return normal in SECRET_KEYS or normal.endswith("apikey")
 
 
@@ -64,10 +64,10 @@ def _scan(value: Any, path: str, *, in_headers: bool) -> None:
                 raise SecretError(
                     child, f"the key {key!r} looks like a credential; secrets are never persisted"
                 )
-            headers = in_headers or _normalize(key).endswith("headers")
+            headers = in_headers or normalize_key(key).endswith("headers")
             _scan(item, child, in_headers=headers)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _scan(item, field_path(path, index), in_headers=in_headers)
-    elif in_headers and isinstance(value, str) and _BEARER.match(value):
+    elif in_headers and isinstance(value, str) and BEARER.match(value):
         raise SecretError(path, "a header value carries a token; secrets are never persisted")

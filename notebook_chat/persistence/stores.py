@@ -1,63 +1,61 @@
-"""Key → record-dict stores: `MemoryStore` for tests and scripts, `FileStore` where there is no notebook."""
+"""Key → conversation-record stores: `MemoryStore` for tests and scripts, `FileStore` where there is no notebook."""
 
 from __future__ import annotations
 
+import json
 import threading
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
 from notebook_chat.persistence.container import check_key
-from notebook_chat.persistence.jsonsafe import to_json_value
 from notebook_chat.persistence.prune import prune
-from notebook_chat.persistence.secrets import assert_no_secrets
+from notebook_chat.persistence.record import check_record
 
 
 @runtime_checkable
 class ConversationStore(Protocol):
-    """Holds one JSON object per key (a conversation record, or a paused-turn snapshot).
+    """Holds one conversation record per key.
 
-    `save` refuses non-JSON values (`SerializationError`) and credentials (`SecretError`); `load` returns a
-    copy, or None for an unknown key. A store never rewrites or deletes data it could not read."""
+    `save` runs the same checks as loading (`check_record`): a value that is not strict JSON
+    (`SerializationError`), carries a credential (`SecretError`) or is not a valid record (`RecordError`) is
+    refused and nothing changes, so whatever saved loads again. `load` returns a copy (not validated: readers call
+    `read_record`), or None for an unknown key. A store never rewrites or deletes data it could not read."""
 
     def load(self, key: str) -> dict[str, Any] | None: ...
 
-    def save(self, key: str, record: dict[str, Any]) -> None: ...
+    def save(self, key: str, record: Mapping[str, Any]) -> None: ...
 
     def delete(self, key: str) -> None: ...
 
     def keys(self) -> list[str]: ...
 
 
-SnapshotStore = ConversationStore
-"""Issue 3's name for the same protocol: paused-turn snapshots are stored the same way."""
-
-
-def checked_copy(key: str, record: dict[str, Any]) -> dict[str, Any]:
-    """Validate a key and a value for saving; return a private JSON copy."""
+def check_for_saving(key: str, record: Any) -> None:
+    """What every store's `save` runs first: the key, then the record exactly as a load checks it."""
     check_key(key)
     if not isinstance(record, dict):
         raise TypeError(f"a store saves JSON objects, got {type(record).__name__}")
-    copy: dict[str, Any] = to_json_value(record)
-    assert_no_secrets(copy)
-    return copy
+    check_record(record)
 
 
 class MemoryStore:
     """In-process store; values are copied in and out, so callers can't change what is stored by accident."""
 
     def __init__(self) -> None:
-        self._data: dict[str, dict[str, Any]] = {}
+        self._data: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def load(self, key: str) -> dict[str, Any] | None:
         with self._lock:
-            value = self._data.get(check_key(key))
-            return None if value is None else to_json_value(value)
+            text = self._data.get(check_key(key))
+        return None if text is None else json.loads(text)
 
-    def save(self, key: str, record: dict[str, Any]) -> None:
-        copy = checked_copy(key, record)
+    def save(self, key: str, record: Mapping[str, Any]) -> None:
+        check_for_saving(key, record)
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False)
         with self._lock:
-            self._data[key] = copy
+            self._data[key] = text
 
     def delete(self, key: str) -> None:
         with self._lock:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ..engine import Message, Plugin, PluginContext
+from ..engine.conversation import awaiting_calls, message_turn_id
 from ..skills import (
     MAX_READ_BYTES,
     SKILL_FILE,
@@ -35,7 +36,6 @@ from ..skills import (
     read_text,
 )
 from .tool_definition import Tool, ToolResult
-from .tools import AWAITING
 
 LIST_SKILL_FILES = "list_skill_files"
 READ_SKILL_FILE = "read_skill_file"
@@ -330,15 +330,10 @@ def _awaiting_resource_skills(ctx: PluginContext) -> list[str]:
     """The skills named by the paused turn's awaiting resource calls (their own arguments), in call order."""
     names = resource_tool_names()
     found: list[str] = []
-    for message in reversed(ctx.messages):
-        state = message.get("state") or {}
-        if message.get("role") != "assistant" or state.get("turn_id") != ctx.turn_id:
-            continue
-        entries = state.get("tool_calls") or {}
-        for call in message.get("tool_calls") or []:
-            entry = entries.get(call.get("id")) or {}
-            if entry.get("status") == AWAITING and call["function"]["name"] in names:
-                skill = _skill_argument(call["function"]["arguments"])
-                if skill is not None and skill not in found:
-                    found.append(skill)
+    turn = [m for m in ctx.messages if m.get("role") == "assistant" and message_turn_id(m) == ctx.turn_id]
+    for _, call in awaiting_calls(reversed(turn)):
+        if call["function"]["name"] in names:
+            skill = _skill_argument(call["function"]["arguments"])
+            if skill is not None and skill not in found:
+                found.append(skill)
     return found

@@ -11,29 +11,18 @@ import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from datetime import timedelta
 from typing import Any
 
-from ..engine import Message, Plugin, PluginContext, PluginError, ToolCall
-from ..engine.history import OUTCOME_UNKNOWN, normalize_arguments
+from ..engine import Message, PausedTurn, Plugin, PluginContext, PluginError, RecordError, ToolCall
+from ..engine.conversation import AWAITING, awaiting_call_ids, utc_now
+from ..engine.history import OUTCOME_UNKNOWN, arguments_object_or_none, normalize_arguments
 from ..engine.messages import tool_result_message
-from ..engine.stream_merge import parse_arguments
-from ..persistence import (
-    PausedTurnSnapshot,
-    SnapshotError,
-    SnapshotStore,
-    StoreError,
-    capture_snapshot,
-    check_restorable,
-    prune,
-    utc_now_iso,
-)
+from ..persistence import capture_snapshot, check_paused_turn, check_restorable
 from .tool_definition import Tool, ToolResult, as_tool
 
 TOOL_RESUME = "tool.resume"
 TOOL_REJECT = "tool.reject"
 
-AWAITING = "awaiting-approval"
 DENIED_BY_USER = "Denied by the user."
 ARGUMENTS_INCOMPLETE = ("arguments incomplete: the reply reached the output-token limit before this call's "
                         "arguments were complete, so it was not run")
@@ -64,10 +53,6 @@ class ToolPlugin(Plugin):
         before_call_tools: Callable[[list[ToolCall], PluginContext], Any] | None = None,
         on_tool_call_start: Callable[[ToolCall, PluginContext], Any] | None = None,
         on_tool_call_end: Callable[[ToolCall, ToolResult, PluginContext], Any] | None = None,
-        auto_fill_missing_tool_messages: bool = False,
-        snapshot_store: SnapshotStore | None = None,
-        snapshot_key: str = "default",
-        snapshot_max_age: timedelta | None = timedelta(days=30),
     ) -> None:
         self._tools: dict[str, Tool] = {}
         for item in tools:
@@ -78,11 +63,6 @@ class ToolPlugin(Plugin):
         self.before_call_tools = before_call_tools
         self.on_tool_call_start = on_tool_call_start
         self.on_tool_call_end = on_tool_call_end
-        self.auto_fill_missing_tool_messages = auto_fill_missing_tool_messages
-        self.snapshot_store = snapshot_store
-        self.snapshot_key = snapshot_key
-        self.snapshot_max_age = snapshot_max_age
-        self.restore_refused: str | None = None
         self._ctx: PluginContext | None = None
 
     # -- tools ------------------------------------------------------------------------------------------------
@@ -118,14 +98,6 @@ class ToolPlugin(Plugin):
     def on_init(self, ctx: PluginContext) -> None:
         self._ctx = ctx
         data = ctx.restored_paused_turn
-        if data is None and self.snapshot_store is not None:
-            try:
-                if self.snapshot_max_age is not None:
-                    prune(self.snapshot_store, max_age=self.snapshot_max_age)  # paused turns nobody came back to
-                data = self.snapshot_store.load(self.snapshot_key)
-            except StoreError as error:
-                self._refuse(ctx, f"the stored paused turn can't be read: {error}")
-                return
         if data is not None:
             self._restore(ctx, data)
 
@@ -134,8 +106,6 @@ class ToolPlugin(Plugin):
         ctx.custom_context.pop("tool_closing", None)
 
     async def on_before_request(self, ctx: PluginContext) -> None:
-        if self.auto_fill_missing_tool_messages:
-            self._fill_missing_results(ctx)
         if ctx.custom_context.get("tool_closing"):
             ctx.body.pop("tools", None)
             ctx.body["tool_choice"] = "none"
@@ -146,7 +116,7 @@ class ToolPlugin(Plugin):
 
     async def on_after_request(self, ctx: PluginContext) -> None:
         message = ctx.assistant_message
-        calls = list((message or {}).get("tool_calls") or [])
+        calls = list(message.get("tool_calls") or []) if message is not None else []
         if message is None or not calls:
             return
         if ctx.custom_context.get("tool_closing"):
@@ -163,7 +133,7 @@ class ToolPlugin(Plugin):
         to_run: list[tuple[ToolCall, Tool | None]] = []
         truncated = ctx.finish_reason == "length"
         for call in calls:
-            if truncated and parse_arguments(call["function"]["arguments"]) is None:
+            if truncated and arguments_object_or_none(call["function"]["arguments"] or "{}") is None:
                 entries[call["id"]] = {"status": "failed", "error": "arguments incomplete"}
                 call["function"]["arguments"] = normalize_arguments(call["function"]["arguments"])  # rule 3
                 message["state"]["arguments_incomplete"] = True
@@ -180,15 +150,6 @@ class ToolPlugin(Plugin):
         await asyncio.gather(*(self._execute(ctx, message, call, tool) for call, tool in to_run))
         self._settle(ctx, message)
 
-    async def on_turn_pause(self, ctx: PluginContext) -> None:
-        if self.snapshot_store is not None:
-            snapshot = self.export_paused_turn(ctx)
-            if snapshot is not None:
-                self.snapshot_store.save(self.snapshot_key, snapshot)
-
-    async def on_turn_resume(self, ctx: PluginContext) -> None:
-        self._clear_snapshot()
-
     async def on_turn_abort(self, ctx: PluginContext) -> None:
         message = self._paused_message(ctx)
         if message is not None:
@@ -198,13 +159,6 @@ class ToolPlugin(Plugin):
                     entry["reason"] = "cancelled by user"
                     self._append_result(ctx, message, call_id, CANCELLED_BY_USER)
             ctx.notify()
-        self._clear_snapshot()
-
-    async def on_turn_end(self, ctx: PluginContext) -> None:
-        self._clear_snapshot()
-
-    async def on_error(self, ctx: PluginContext, error: BaseException) -> None:
-        self._clear_snapshot()
 
     # -- commands ---------------------------------------------------------------------------------------------
     def _decision_target(self, payload: dict[str, Any]) -> tuple[PluginContext, Message, ToolCall] | dict[str, Any]:
@@ -265,9 +219,8 @@ class ToolPlugin(Plugin):
             entry["reason"] = reason.strip()
             text = f"{DENIED_BY_USER} Reason: {reason.strip()}"
         self._append_result(ctx, message, call["id"], text)
-        if self._awaiting_ids(message):
-            ctx.notify()
-            await self.on_turn_pause(ctx)  # still paused: keep the stored snapshot in step
+        if awaiting_call_ids([message]):
+            ctx.notify()  # still paused (the autosave keeps the stored snapshot in step)
             return {"status": "denied", "tool_call_id": call_id}
 
         async def work() -> None:
@@ -277,43 +230,38 @@ class ToolPlugin(Plugin):
         return {"status": "denied", "tool_call_id": call_id}
 
     # -- snapshots ----------------------------------------------------------------------------------------------
-    def export_paused_turn(self, ctx: PluginContext) -> dict[str, Any] | None:
+    def export_paused_turn(self, ctx: PluginContext) -> PausedTurn | None:
         message = self._paused_message(ctx)
-        if message is None or not self._awaiting_ids(message):
+        if message is None or not awaiting_call_ids([message]):
             return None
-        snapshot = capture_snapshot(message, custom_context=ctx.custom_context,
-                                    tool_round_count=int(ctx.custom_context.get("tool_round_count", 0)),
-                                    paused_at=self._paused_at(message))
-        return snapshot.to_dict()
+        return capture_snapshot(message, custom_context=ctx.custom_context,
+                                tool_round_count=int(ctx.custom_context.get("tool_round_count", 0)),
+                                paused_at=self._paused_at(message))
 
     def _restore(self, ctx: PluginContext, data: Mapping[str, Any]) -> None:
         try:
-            snapshot = PausedTurnSnapshot.from_dict(data)
-        except SnapshotError as error:
+            snapshot = check_paused_turn(data)
+        except (RecordError, ValueError) as error:
             self._refuse(ctx, f"the stored paused turn can't be read: {error}")
             return
         check = check_restorable(snapshot, ctx.messages)
         if not check.ok:
             self._refuse(ctx, f"the stored paused turn was not restored: {check.reason}")
             return
-        context = dict(snapshot.custom_context)
-        context["tool_round_count"] = snapshot.tool_round_count
-        ctx.restore_paused_turn(snapshot.turn_id, context)
+        context = dict(snapshot["custom_context"])
+        context["tool_round_count"] = snapshot["tool_round_count"]
+        ctx.restore_paused_turn(snapshot["turn_id"], context)
 
     @staticmethod
     def _paused_at(message: Message) -> str:
         state = message.setdefault("state", {})
         if "paused_at" not in state:
-            state["paused_at"] = utc_now_iso()
+            state["paused_at"] = utc_now()
         return str(state["paused_at"])
 
-    def _refuse(self, ctx: PluginContext, reason: str) -> None:
-        self.restore_refused = reason
+    @staticmethod
+    def _refuse(ctx: PluginContext, reason: str) -> None:
         ctx.set_notice(f"{reason}. Nothing was run; the messages are kept.")
-
-    def _clear_snapshot(self) -> None:
-        if self.snapshot_store is not None:
-            self.snapshot_store.delete(self.snapshot_key)
 
     # -- running calls ----------------------------------------------------------------------------------------
     async def _needs_approval(self, tool: Tool, call: ToolCall, ctx: PluginContext) -> bool:
@@ -378,14 +326,6 @@ class ToolPlugin(Plugin):
             result.setdefault("metadata", {})["display"] = display
         ctx.append_message(result)
 
-    def _fill_missing_results(self, ctx: PluginContext) -> None:
-        answered = {m.get("tool_call_id") for m in ctx.messages if m.get("role") == "tool"}
-        for message in list(ctx.messages):
-            for call in message.get("tool_calls") or []:
-                status = ((message.get("state") or {}).get("tool_calls") or {}).get(call["id"], {}).get("status")
-                if call["id"] not in answered and status != AWAITING:
-                    self._append_result(ctx, message, call["id"], OUTCOME_UNKNOWN)
-
     # -- lookups --------------------------------------------------------------------------------------------------
     def _context(self) -> PluginContext:
         if self._ctx is None:
@@ -402,15 +342,11 @@ class ToolPlugin(Plugin):
                 return found
         return None
 
-    @staticmethod
-    def _awaiting_ids(message: Message) -> list[str]:
-        return [cid for cid, e in message["state"]["tool_calls"].items() if e.get("status") == AWAITING]
-
     def _awaiting(self, ctx: PluginContext, call_id: Any) -> tuple[Message, ToolCall] | None:
         if not isinstance(call_id, str) or not ctx.can_resume:
             return None
         message = self._paused_message(ctx)
-        if message is None or call_id not in self._awaiting_ids(message):
+        if message is None or call_id not in awaiting_call_ids([message]):
             return None
         call = next((c for c in message.get("tool_calls") or [] if c["id"] == call_id), None)
         return (message, call) if call is not None else None

@@ -7,8 +7,8 @@ from typing import Any
 
 import openai
 
+from ..engine.conversation import ENGINE_ONLY_FIELDS
 from ..engine.errors import ProviderError
-from ..engine.messages import ENGINE_ONLY_FIELDS
 from ..engine.provider import CancelHandle
 from ..engine.wire import optional_list
 from . import openai_stream

@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..engine import EngineEvent, EngineState, Message, MessageEngine, Plugin, ProviderError
 from ..engine.builtins import LengthPlugin
+from ..engine.conversation import ConversationRecord, awaiting_calls
 from ..persistence import (
     ConversationAutosave,
     ConversationStore,
@@ -112,7 +113,7 @@ class Chat:
             self._start_autosave(store)
 
     # -- construction ------------------------------------------------------------------------------------------
-    def _build_engine(self, record: dict[str, Any] | None) -> MessageEngine:
+    def _build_engine(self, record: ConversationRecord | None) -> MessageEngine:
         plugins: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(), self.mentions, self.skills,
                                  LengthPlugin(auto_continue=self._auto_continue_length), *self._user_plugins]
         if record is not None:
@@ -193,14 +194,8 @@ class Chat:
     @property
     def pending_approvals(self) -> list[dict[str, Any]]:
         """Tool calls waiting for Approve / Deny: ``{"tool_call_id", "name", "arguments"}``."""
-        pending = []
-        for message in self.engine.messages:
-            entries = (message.get("state") or {}).get("tool_calls") or {}
-            for call in message.get("tool_calls") or []:
-                if (entries.get(call["id"]) or {}).get("status") == "awaiting-approval":
-                    pending.append({"tool_call_id": call["id"], "name": call["function"]["name"],
-                                    "arguments": call["function"]["arguments"]})
-        return pending
+        return [{"tool_call_id": call["id"], "name": call["function"]["name"],
+                 "arguments": call["function"]["arguments"]} for _, call in awaiting_calls(self.engine.messages)]
 
     # -- the controller protocol (the widget calls these) --------------------------------------------------------
     def view_state(self) -> dict[str, Any]:
@@ -308,7 +303,7 @@ class Chat:
         self._sync_notice()
         return {"notice": self._notice} if self._notice else {}
 
-    def _replace_engine(self, record: dict[str, Any] | None) -> None:
+    def _replace_engine(self, record: ConversationRecord | None) -> None:
         self.engine = self._build_engine(record)
         self._forward(EngineEvent("state"))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,7 @@ class ChatWidget(anywidget.AnyWidget):
 
     # kernel → browser ------------------------------------------------------------
 
-    def persist(self, key: str, record: dict[str, Any] | None) -> None:
+    def persist(self, key: str, record: Mapping[str, Any] | None) -> None:
         """Ask the browser to write `record` to metadata["notebook_chat"]["conversations"][key].
 
         The browser acknowledges with a "persisted" action (see `last_persist_ack`).

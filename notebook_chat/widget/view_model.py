@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Message, MessageEngine
@@ -58,7 +59,7 @@ def mention_chips(mentions: Any) -> list[dict[str, Any]]:
             for m in mentions[:50] if isinstance(m, dict) and isinstance(m.get("name"), str)]
 
 
-def _call_view(call: Any, entry: dict[str, Any], result: Message | None, loading: bool) -> dict[str, Any]:
+def _call_view(call: Any, entry: Mapping[str, Any], result: Message | None, loading: bool) -> dict[str, Any]:
     status = entry.get("status") or ("running" if loading else "pending")
     view: dict[str, Any] = {
         "id": call["id"], "name": call["function"]["name"],

@@ -7,33 +7,31 @@ from typing import Any
 import pytest
 
 from notebook_chat.persistence import (
-    ConversationRecord,
     ConversationStore,
     FileStore,
     RecordError,
     SerializationError,
     StoreError,
-    TurnEntry,
-    capture_snapshot,
+    atomic_write,
+    build_container,
     check_restorable,
-    load_record,
-    record_to_dict,
-    save_record,
+    dumps_canonical,
+    read_record,
 )
 
-from .conftest import paused_conversation, tool_call
-
-NOW = "2024-05-01T12:00:00.000Z"
+from .conftest import paused_conversation, paused_record, record_of, tool_call
 
 
-def paused_record(messages: list[dict[str, Any]] | None = None) -> ConversationRecord:
-    messages = messages or paused_conversation()
-    return ConversationRecord(
-        messages=messages,
-        turns=[TurnEntry("turn_1", "2024-05-01T11:59:00Z")],
-        paused_turn=capture_snapshot(messages[1], custom_context={"ünïcode": "✓"}, tool_round_count=1),
-        updated_at=NOW,
-    )
+def load_record(store: FileStore, key: str) -> dict[str, Any]:
+    loaded = read_record(store.load(key))
+    if loaded.record is None:
+        raise RecordError(str(loaded.refused))
+    return dict(loaded.record)
+
+
+def write_raw(path: Path, conversations: dict[str, Any]) -> None:
+    """Write a file as another program (or an older notebook_chat) might have: no checks."""
+    atomic_write(path, (dumps_canonical(build_container(conversations)) + "\n").encode())
 
 
 @pytest.fixture
@@ -42,17 +40,16 @@ def path(tmp_path: Path) -> Path:
 
 
 def test_a_record_round_trips_through_a_file_byte_stable(path: Path) -> None:
-    save_record(FileStore(path), "cell-1", paused_record())
+    FileStore(path).save("cell-1", paused_record())
     first = path.read_bytes()
     loaded = load_record(FileStore(path), "cell-1")
-    assert loaded is not None
-    save_record(FileStore(path), "cell-1", loaded.record)
+    FileStore(path).save("cell-1", loaded)
     assert path.read_bytes() == first
-    assert loaded.record == paused_record()
+    assert loaded == paused_record()
 
 
 def test_the_file_is_canonical_json_in_the_notebook_metadata_shape(path: Path) -> None:
-    FileStore(path).save("cell-1", record_to_dict(paused_record()))
+    FileStore(path).save("cell-1", paused_record())
     text = path.read_text(encoding="utf-8")
     data = json.loads(text)
     assert sorted(data) == ["conversations", "version"]
@@ -69,8 +66,8 @@ def test_a_missing_file_is_an_empty_store(path: Path) -> None:
 
 def test_writes_leave_no_temporary_files_behind(path: Path) -> None:
     store = FileStore(path)
-    store.save("a", {"updated_at": NOW})
-    store.save("b", {"updated_at": NOW})
+    store.save("a", record_of([]))
+    store.save("b", record_of([]))
     store.delete("a")
     assert sorted(p.name for p in path.parent.iterdir()) == ["chats.json"]
     assert store.keys() == ["b"]
@@ -78,10 +75,10 @@ def test_writes_leave_no_temporary_files_behind(path: Path) -> None:
 
 def test_a_value_that_is_not_json_is_refused_and_the_file_kept(path: Path) -> None:
     store = FileStore(path)
-    store.save("a", {"n": 1})
+    store.save("a", record_of([]))
     before = path.read_bytes()
     with pytest.raises(SerializationError, match=r"\$\.n: float nan"):
-        store.save("a", {"n": float("nan")})
+        store.save("a", {**record_of([]), "n": float("nan")})
     assert path.read_bytes() == before
 
 
@@ -106,7 +103,7 @@ def test_an_unreadable_file_is_refused_and_left_byte_identical(path: Path, case:
     for attempt in (
         lambda: store.load("a"),
         store.keys,
-        lambda: store.save("a", record_to_dict(paused_record())),
+        lambda: store.save("a", paused_record()),
         lambda: store.delete("a"),
         lambda: store.prune(keep=0),
     ):
@@ -118,21 +115,17 @@ def test_an_unreadable_file_is_refused_and_left_byte_identical(path: Path, case:
 
 def test_a_corrupt_record_inside_a_good_file_is_refused_and_left_untouched(path: Path) -> None:
     store = FileStore(path)
-    store.save("good", record_to_dict(paused_record()))
-    store.save("bad", {"version": 1, "messages": "oops", "turns": [], "paused_turn": None, "updated_at": NOW})
+    write_raw(path, {"good": paused_record(), "bad": {**record_of([]), "messages": "oops"}})
     before = path.read_bytes()
     with pytest.raises(RecordError, match=r"\$\.messages: expected a list"):
         load_record(store, "bad")
-    loaded = load_record(store, "good")
-    assert loaded is not None
-    assert loaded.record == paused_record()
+    assert load_record(store, "good") == paused_record()
     assert path.read_bytes() == before
 
 
 def test_a_future_version_record_is_refused_and_left_untouched(path: Path) -> None:
     store = FileStore(path)
-    future = {**record_to_dict(paused_record()), "version": 3}
-    store.save("cell-1", future)
+    write_raw(path, {"cell-1": {**paused_record(), "version": 3}})
     before = path.read_bytes()
     with pytest.raises(RecordError, match="version 3"):
         load_record(store, "cell-1")
@@ -143,39 +136,44 @@ def test_two_conversations_reuse_a_tool_call_id_without_mixing_up(path: Path) ->
     first = paused_conversation("turn_a")
     second = paused_conversation("turn_b")
     second[1]["tool_calls"][1] = tool_call("c2", "send_email", {"to": "boss@example.com"})
-    save_record(FileStore(path), "cell-a", paused_record(first))
-    save_record(FileStore(path), "cell-b", paused_record(second))
+    FileStore(path).save("cell-a", paused_record(first))
+    FileStore(path).save("cell-b", paused_record(second))
 
     store = FileStore(path)
     loaded_a, loaded_b = load_record(store, "cell-a"), load_record(store, "cell-b")
-    assert loaded_a is not None
-    assert loaded_b is not None
-    snap_a, snap_b = loaded_a.record.paused_turn, loaded_b.record.paused_turn
-    assert snap_a is not None
-    assert snap_b is not None
-    assert snap_a.tool_call_ids == snap_b.tool_call_ids == ("c2", "c3")
-    assert snap_a.call_hashes["c2"] != snap_b.call_hashes["c2"]
-    assert check_restorable(snap_a, loaded_a.record.messages).ok
-    assert check_restorable(snap_b, loaded_b.record.messages).ok
-    assert loaded_b.record.messages[1]["tool_calls"][1]["function"]["name"] == "send_email"
-    assert loaded_a.record.messages[1]["tool_calls"][1]["function"]["name"] == "delete_rows"
+    snap_a, snap_b = loaded_a["paused_turn"], loaded_b["paused_turn"]
+    assert snap_a["tool_call_ids"] == snap_b["tool_call_ids"] == ["c2", "c3"]
+    assert snap_a["call_hashes"]["c2"] != snap_b["call_hashes"]["c2"]
+    assert check_restorable(snap_a, loaded_a["messages"]).ok
+    assert check_restorable(snap_b, loaded_b["messages"]).ok
+    assert loaded_b["messages"][1]["tool_calls"][1]["function"]["name"] == "send_email"
+    assert loaded_a["messages"][1]["tool_calls"][1]["function"]["name"] == "delete_rows"
 
 
 def test_deleting_one_conversation_keeps_the_others(path: Path) -> None:
     store = FileStore(path)
-    store.save("a", {"n": 1})
-    store.save("b", {"n": 2})
+    store.save("a", record_of([{"role": "user", "content": "one"}]))
+    store.save("b", record_of([{"role": "user", "content": "two"}]))
     store.delete("a")
     store.delete("never-saved")
     assert FileStore(path).keys() == ["b"]
-    assert FileStore(path).load("b") == {"n": 2}
+    assert FileStore(path).load("b") == record_of([{"role": "user", "content": "two"}])
 
 
 @pytest.mark.parametrize("key", ["", "k" * 201])
 def test_keys_must_be_non_empty_and_at_most_200_characters(path: Path, key: str) -> None:
     with pytest.raises(ValueError, match="non-empty string of at most 200 characters"):
-        FileStore(path).save(key, {"n": 1})
+        FileStore(path).save(key, record_of([]))
 
 
 def test_file_store_follows_the_store_protocol(path: Path) -> None:
     assert isinstance(FileStore(path), ConversationStore)
+
+
+def test_a_record_a_load_would_refuse_is_not_saved_and_the_file_kept(path: Path) -> None:
+    store = FileStore(path)
+    store.save("a", paused_record())
+    before = path.read_bytes()
+    with pytest.raises(RecordError, match=r"\$\.turns\[0\]\.started_at"):
+        store.save("a", {**paused_record(), "turns": [{**paused_record()["turns"][0], "started_at": "noon"}]})
+    assert path.read_bytes() == before

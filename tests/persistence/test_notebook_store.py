@@ -4,8 +4,10 @@ from typing import Any
 
 import pytest
 
-from notebook_chat.persistence.errors import StoreError
+from notebook_chat.persistence.errors import RecordError, SecretError, SerializationError
 from notebook_chat.persistence.notebook_store import NotebookMetadataStore
+
+from .conftest import record_of
 
 
 class Sent:
@@ -17,7 +19,7 @@ class Sent:
 
 
 def record(text: str = "hi") -> dict[str, Any]:
-    return {"messages": [{"role": "user", "content": text}], "turns": [], "paused_turn": None}
+    return record_of([{"role": "user", "content": text}])
 
 
 def test_save_sends_the_record_to_the_front_end_and_keeps_a_copy() -> None:
@@ -41,7 +43,7 @@ def test_load_returns_a_copy_that_callers_cannot_use_to_change_the_store() -> No
 def test_a_record_with_an_api_key_is_refused_and_nothing_is_sent() -> None:
     sent = Sent()
     store = NotebookMetadataStore(sent)
-    with pytest.raises(StoreError, match="api_key"):
+    with pytest.raises(SecretError, match="api_key"):
         store.save("k", {**record(), "provider": {"api_key": "sk-abcdefghijklmnop"}})
     assert sent.calls == []
     assert store.load("k") is None
@@ -50,9 +52,17 @@ def test_a_record_with_an_api_key_is_refused_and_nothing_is_sent() -> None:
 def test_a_record_that_is_not_plain_json_is_refused_and_nothing_is_sent() -> None:
     sent = Sent()
     store = NotebookMetadataStore(sent)
-    with pytest.raises(StoreError, match="not JSON-serializable"):
-        store.save("k", {"messages": [object()]})
+    with pytest.raises(SerializationError, match="not JSON-serializable"):
+        store.save("k", {**record(), "extra": object()})
     assert sent.calls == []
+
+
+def test_a_record_that_a_load_would_refuse_is_refused_and_nothing_is_sent() -> None:
+    sent = Sent()
+    store = NotebookMetadataStore(sent)
+    with pytest.raises(RecordError, match=r"\$\.messages\[0\]\.role"):
+        store.save("k", record_of([{"role": "robot", "content": "hi"}]))
+    assert (sent.calls, store.keys()) == ([], [])
 
 
 def test_delete_forgets_the_key_and_asks_the_front_end_to_drop_it() -> None:
@@ -64,33 +74,6 @@ def test_delete_forgets_the_key_and_asks_the_front_end_to_drop_it() -> None:
     assert sent.calls[-1] == ("k", None)
 
 
-def test_ingest_adopts_the_notebook_record_when_the_kernel_has_none() -> None:
-    store = NotebookMetadataStore(Sent())
-    assert store.ingest("k", record("stored")) is True
-    assert store.load("k") == record("stored")
-
-
-def test_ingest_does_not_roll_back_what_this_kernel_already_saved() -> None:
-    store = NotebookMetadataStore(Sent())
-    store.save("k", record("live"))
-    assert store.ingest("k", record("older copy from the browser")) is False
-    assert store.load("k") == record("live")
-
-
-def test_ingest_of_something_that_is_not_an_object_is_refused_and_nothing_changes() -> None:
-    store = NotebookMetadataStore(Sent())
-    store.ingest("k", record("first"))
-    with pytest.raises(StoreError, match="not an object"):
-        store.ingest("other", ["not", "a", "record"])
-    assert store.keys() == ["k"]
-
-
-def test_ingest_of_nothing_keeps_the_store_empty() -> None:
-    store = NotebookMetadataStore(Sent())
-    assert store.ingest("k", None) is False
-    assert store.keys() == []
-
-
 def test_an_empty_key_is_refused() -> None:
-    with pytest.raises(StoreError, match="non-empty string"):
+    with pytest.raises(ValueError, match="non-empty string"):
         NotebookMetadataStore(Sent()).save("", record())

@@ -3,12 +3,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from notebook_chat.persistence import PausedTurnSnapshot, capture_snapshot, check_restorable
+from notebook_chat.engine import PausedTurn
+from notebook_chat.persistence import capture_snapshot, check_restorable
 
 from .conftest import paused_conversation
 
 
-def snapshot_of(messages: list[dict[str, Any]]) -> PausedTurnSnapshot:
+def snapshot_of(messages: list[dict[str, Any]]) -> PausedTurn:
     return capture_snapshot(messages[1], custom_context={}, tool_round_count=1)
 
 

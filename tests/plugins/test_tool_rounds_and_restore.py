@@ -49,37 +49,38 @@ async def test_tool_calls_returned_in_the_closing_request_are_an_error() -> None
     assert engine.state.request_state == "error"
 
 
-def paused_engine_files(tmp_path: Path) -> tuple[Path, Path]:
-    return tmp_path / "snapshots.json", tmp_path / "messages.json"
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "conversations.json"
 
 
 async def pause_and_save(tmp_path: Path, ledger: Ledger, *, key: str = "conv") -> list[Any]:
-    store_path, messages_path = paused_engine_files(tmp_path)
+    """A turn paused on c_delete (c_lookup ran), its record saved in a FileStore; returns its messages as JSON."""
     provider = ScriptedProvider().tool_calls([
         {"name": "lookup", "arguments": {"city": "Paris"}, "id": "c_lookup"},
         {"name": "delete_file", "arguments": {"path": "/tmp/x"}, "id": "c_delete"}])
-    engine = make_engine(provider, ledger, snapshot_store=FileStore(store_path), snapshot_key=key)
+    engine = make_engine(provider, ledger)
     await engine.send_message("go")
     assert engine.state.is_paused
-    messages = roundtrip(engine.messages)
-    messages_path.write_text(json.dumps(messages))
-    return messages
+    FileStore(store_path(tmp_path)).save(key, engine.export_record())
+    return roundtrip(engine.messages)
 
 
 def fresh_engine(tmp_path: Path, ledger: Ledger, messages: list[Any], provider: ScriptedProvider,
                  *, key: str = "conv", tools: Any = None) -> MessageEngine:
-    store_path, _ = paused_engine_files(tmp_path)
-    plugin = ToolPlugin(ledger.tools() if tools is None else tools, snapshot_store=FileStore(store_path),
-                        snapshot_key=key)
-    return MessageEngine(provider, plugins=[plugin], initial_messages=messages)
+    """A new kernel's engine holding `messages` and the stored record's turn log and paused turn (unchecked, as the
+    plugin must check it itself)."""
+    record = FileStore(store_path(tmp_path)).load(key)
+    assert record is not None
+    plugin = ToolPlugin(ledger.tools() if tools is None else tools)
+    return MessageEngine.from_record(provider, {**record, "messages": messages}, plugins=[plugin])
 
 
 async def test_a_paused_turn_restored_from_a_file_store_in_a_fresh_engine_runs_the_approved_tool_once(
         tmp_path: Path) -> None:
     first_kernel = Ledger()
     messages = await pause_and_save(tmp_path, first_kernel)
-    assert json.loads(paused_engine_files(tmp_path)[0].read_text())["conversations"]["conv"]["tool_call_ids"] == [
-        "c_delete"]
+    stored = json.loads(store_path(tmp_path).read_text())["conversations"]["conv"]
+    assert stored["paused_turn"]["tool_call_ids"] == ["c_delete"]
     second_kernel = Ledger()
     provider = ScriptedProvider().text("deleted it")
     engine = fresh_engine(tmp_path, second_kernel, messages, provider)
@@ -92,15 +93,16 @@ async def test_a_paused_turn_restored_from_a_file_store_in_a_fresh_engine_runs_t
     assert first_kernel.runs == [("lookup", {"city": "Paris"})]
     assert engine.state.request_state == "completed"
     assert validate(provider.requests[-1]["messages"]) == []
-    assert FileStore(paused_engine_files(tmp_path)[0]).keys() == []
+    assert engine.export_record()["paused_turn"] is None
 
 
 async def test_a_finished_turn_clears_its_snapshot_so_a_second_restore_runs_nothing(tmp_path: Path) -> None:
     messages = await pause_and_save(tmp_path, Ledger())
     engine = fresh_engine(tmp_path, Ledger(), messages, ScriptedProvider().text("ok"))
     await engine.dispatch_command(TOOL_RESUME, {"tool_call_id": "c_delete"})
+    FileStore(store_path(tmp_path)).save("conv", engine.export_record())
     third = Ledger()
-    again = fresh_engine(tmp_path, third, messages, ScriptedProvider())
+    again = fresh_engine(tmp_path, third, roundtrip(engine.messages), ScriptedProvider())
     assert again.state.request_state == "idle"
     assert (await again.dispatch_command(TOOL_RESUME, {"tool_call_id": "c_delete"}))["status"] == "missing"
     assert third.runs == []
@@ -151,24 +153,13 @@ async def test_restore_is_refused_when_the_arguments_changed(tmp_path: Path) -> 
 
 async def test_restore_is_refused_for_an_unknown_snapshot_version(tmp_path: Path) -> None:
     messages = await pause_and_save(tmp_path, Ledger())
-    store_path, _ = paused_engine_files(tmp_path)
-    data = json.loads(store_path.read_text())
-    data["conversations"]["conv"]["version"] = 99
-    store_path.write_text(json.dumps(data))
+    path = store_path(tmp_path)
+    data = json.loads(path.read_text())
+    data["conversations"]["conv"]["paused_turn"]["version"] = 99
+    path.write_text(json.dumps(data))
     ledger = Ledger()
     engine = fresh_engine(tmp_path, ledger, messages, ScriptedProvider())
     refused(engine, ledger, "can't be read")
-
-
-async def test_restore_is_refused_for_a_corrupt_store_file_which_is_left_untouched(tmp_path: Path) -> None:
-    messages = await pause_and_save(tmp_path, Ledger())
-    store_path, _ = paused_engine_files(tmp_path)
-    store_path.write_text('{"version": 1, "conversations": {"conv": {')
-    before = store_path.read_bytes()
-    ledger = Ledger()
-    engine = fresh_engine(tmp_path, ledger, messages, ScriptedProvider())
-    refused(engine, ledger, "not valid JSON")
-    assert store_path.read_bytes() == before
 
 
 async def test_a_restored_call_whose_tool_is_not_registered_cannot_be_approved_but_can_be_denied(
@@ -190,26 +181,19 @@ async def test_a_restored_call_whose_tool_is_not_registered_cannot_be_approved_b
 
 
 async def test_two_conversations_may_reuse_a_tool_call_id_without_mixing_up(tmp_path: Path) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    store = tmp_path / "snapshots.json"
-    engines = []
+    store = FileStore(store_path(tmp_path))
     for key, path in (("a", "/tmp/a"), ("b", "/tmp/b")):
         provider = ScriptedProvider().tool_calls([{"name": "delete_file", "arguments": {"path": path},
                                                    "id": "call_same"}])
-        engine = MessageEngine(provider, plugins=[ToolPlugin(Ledger().tools(), snapshot_store=FileStore(store),
-                                                             snapshot_key=key)])
+        engine = MessageEngine(provider, plugins=[ToolPlugin(Ledger().tools())])
         await engine.send_message("go")
-        engines.append(roundtrip(engine.messages))
+        store.save(key, engine.export_record())
     ledger = Ledger()
-    restored_b = MessageEngine(ScriptedProvider().text("ok"), initial_messages=engines[1], plugins=[
-        ToolPlugin(ledger.tools(), snapshot_store=FileStore(store), snapshot_key="b")])
+    restored_b = fresh_engine(tmp_path, ledger, store.load("b")["messages"], ScriptedProvider().text("ok"), key="b")
     await restored_b.dispatch_command(TOOL_RESUME, {"tool_call_id": "call_same"})
     assert ledger.runs == [("delete_file", {"path": "/tmp/b"})]
-    assert FileStore(store).keys() == ["a"]
     other = Ledger()
-    restored_a = MessageEngine(ScriptedProvider().text("ok"), initial_messages=engines[0], plugins=[
-        ToolPlugin(other.tools(), snapshot_store=FileStore(store), snapshot_key="a")])
+    restored_a = fresh_engine(tmp_path, other, store.load("a")["messages"], ScriptedProvider().text("ok"), key="a")
     assert restored_a.state.is_paused
     await restored_a.dispatch_command(TOOL_RESUME, {"tool_call_id": "call_same"})
     assert other.runs == [("delete_file", {"path": "/tmp/a"})]
@@ -231,17 +215,3 @@ async def test_an_engine_restored_from_its_own_export_record_is_paused_on_the_sa
     await again.dispatch_command(TOOL_RESUME, {"tool_call_id": "c1"})
     assert ledger.runs == [("delete_file", {"path": "p"})]
     assert again.turns[-1]["end_reason"] == "completed"
-
-
-async def test_stale_paused_turn_snapshots_are_pruned_and_fresh_ones_kept(tmp_path: Path) -> None:
-    from datetime import timedelta
-
-    store_path, _ = paused_engine_files(tmp_path)
-    await pause_and_save(tmp_path, Ledger(), key="fresh")
-    data = json.loads(store_path.read_text())
-    old = dict(data["conversations"]["fresh"], paused_at="2020-01-01T00:00:00Z")
-    data["conversations"]["old"] = old
-    store_path.write_text(json.dumps(data))
-    MessageEngine(ScriptedProvider(), plugins=[ToolPlugin(Ledger().tools(), snapshot_store=FileStore(store_path),
-                                                          snapshot_key="other", snapshot_max_age=timedelta(days=30))])
-    assert FileStore(store_path).keys() == ["fresh"]

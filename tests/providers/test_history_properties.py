@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from notebook_chat.engine.conversation import ENGINE_ONLY_FIELDS
 from notebook_chat.engine.history import OUTCOME_UNKNOWN, drop_temp, prepare_for_request, repair, validate
-from notebook_chat.engine.messages import ENGINE_ONLY_FIELDS
 from notebook_chat.providers.converters import check_every_provider
 
 Msg = dict[str, Any]

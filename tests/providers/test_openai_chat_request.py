@@ -5,7 +5,7 @@ from __future__ import annotations
 import openai
 import pytest
 
-from notebook_chat.engine.messages import ENGINE_ONLY_FIELDS
+from notebook_chat.engine.conversation import ENGINE_ONLY_FIELDS
 from notebook_chat.providers import OpenAIChat
 from notebook_chat.testing import FakeOpenAIServer, collect
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from notebook_chat.engine.conversation import ENGINE_ONLY_FIELDS
 from notebook_chat.engine.errors import HistoryError
-from notebook_chat.engine.messages import ENGINE_ONLY_FIELDS
 
 MISSING_RESULTS = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
