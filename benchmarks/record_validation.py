@@ -61,11 +61,7 @@ def main(count: int) -> None:
     assert loaded.record is not None, loaded.refused
     store = MemoryStore()
     engine = MessageEngine(lambda body, cancel: None)  # type: ignore[arg-type,return-value]
-    load = getattr(engine, "load", None)
-    if load is not None:
-        load(loaded.record)
-    else:
-        engine = MessageEngine.from_record(engine.provider, loaded.record)
+    engine.load(loaded.record)
     print(f"{count} messages, {len(json.dumps(data)) // 1000} kB of JSON")
     print(f"  read_record (validate an untrusted record): {timed(lambda: read_record(data))}")
     print(f"  MemoryStore.save (validate for saving):     {timed(lambda: store.save('k', data))}")

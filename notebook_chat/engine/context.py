@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .conversation import Message, ToolCall, TurnEntry
@@ -76,13 +76,13 @@ class PluginContext:
         return self._engine.turns
 
     @property
-    def restored_paused_turn(self) -> dict[str, Any] | None:
-        """The stored paused-turn snapshot handed to the engine at construction (untrusted until checked)."""
+    def restored_paused_turn(self) -> Mapping[str, Any] | None:
+        """Inside ``on_load``: the loaded record's paused-turn snapshot (untrusted until checked); else None."""
         return self._engine.restored_paused_turn
 
     @property
     def restored_state(self) -> Any:
-        """This plugin's entry of the loaded record's ``plugins`` (untrusted JSON, None when absent)."""
+        """Inside ``on_load``: this plugin's entry of the loaded record's ``plugins`` (untrusted JSON, or None)."""
         return self._engine.restored_plugin_states.get(self.plugin.name)
 
     def state_plugins(self) -> list[Plugin]:
@@ -152,7 +152,7 @@ class PluginContext:
             raise HistoryError("an injected unit must be temp as a whole: some of its messages are temp, some not")
         self._engine.inject_unit(self.plugin, messages)
 
-    # -- setters for on_init (restore) ---------------------------------------------------------------------------
+    # -- setters for on_load ---------------------------------------------------------------------------------------
     def set_notice(self, notice: str | None) -> None:
         self._engine.state.notice = notice
         self._engine.notify()

@@ -11,13 +11,21 @@ from typing import Any, Literal
 from . import history
 from . import request as request_builder
 from .budget import ContextBudget
-from .builtins import default_plugins
 from .commands import CommandBus, CommandResult
 from .context import PluginContext
-from .conversation import ConversationRecord, EndReason, Message, TurnEntry, close_turn, new_turn_entry, utc_now
-from .errors import EngineWarning, PluginError, ProviderError, TurnBlocked
+from .conversation import (
+    ConversationRecord,
+    EndReason,
+    Message,
+    PausedTurn,
+    TurnEntry,
+    close_turn,
+    new_turn_entry,
+    utc_now,
+)
+from .errors import EngineWarning, NotebookChatError, PluginError, ProviderError, TurnBlocked
 from .messages import new_id, tool_result_message, user_message
-from .plugin import Plugin, StatefulPlugin, overrides
+from .plugin import PausedTurnExporter, Plugin, StatefulPlugin, overrides
 from .provider import CancelHandle, HasContextWindow, Provider, RedactsSecrets
 from .state import EngineEvent, EngineState
 from .stream_merge import StreamAccumulator
@@ -35,16 +43,14 @@ class MessageEngine:
         initial_messages: Iterable[Message] = (),
         request_message_fields: Iterable[str] | None = None,
         request_message_fields_exclude: Iterable[str] = ("state", "metadata", "loading"),
-        turns: Iterable[Mapping[str, Any]] = (),
-        paused_turn: Mapping[str, Any] | None = None,
-        plugin_states: Mapping[str, Any] | None = None,
-        use_default_plugins: bool = True,
     ) -> None:
+        """``plugins`` are all the engine has (it installs none itself); ``initial_messages`` seed a new
+        conversation (a system prompt). A stored conversation is loaded with :meth:`load`."""
         self.provider = provider
         self.state = EngineState(messages=[dict(m) for m in initial_messages])  # type: ignore[misc]
-        self.turns: list[TurnEntry] = [dict(t) for t in turns]  # type: ignore[misc]
-        self.restored_paused_turn = dict(paused_turn) if paused_turn else None
-        self.restored_plugin_states: dict[str, Any] = dict(plugin_states) if isinstance(plugin_states, Mapping) else {}
+        self.turns: list[TurnEntry] = []
+        self.restored_paused_turn: Mapping[str, Any] | None = None
+        self.restored_plugin_states: Mapping[str, Any] = {}
         self.current_turn: list[Message] = []
         self.custom_context: dict[str, Any] = {}
         self.request_body: dict[str, Any] | None = None
@@ -62,30 +68,19 @@ class MessageEngine:
         self._resuming = False
         self._resume_works: set[asyncio.Task[None]] = set()
         self._injected: list[tuple[int, int, list[Message]]] = []
-        self._plugins = self._order(plugins, use_default_plugins)
+        self._plugins = self._order(plugins)
         self._contexts = {id(p): PluginContext(self, p) for p in self._plugins}
         self._chunk_plugins = [p for p in self._plugins if overrides(p, "on_completion_chunk")]
         self.commands = CommandBus()
         for plugin in self._plugins:
             self.commands.register(plugin.name, plugin.commands())
         for plugin in self._plugins:
-            self._run_init(plugin)
-        if not self.state.is_paused:
-            self._settle_restored_history()
-
-    @classmethod
-    def from_record(cls, provider: Provider, record: Mapping[str, Any], **options: Any) -> MessageEngine:
-        """An engine holding a conversation record (``export_record()``'s shape), validated by the caller."""
-        return cls(provider, initial_messages=record.get("messages") or (), turns=record.get("turns") or (),
-                   paused_turn=record.get("paused_turn"), plugin_states=record.get("plugins"), **options)
+            self._run_sync_hook(plugin, "on_init")
 
     # -- construction ----------------------------------------------------------------------------------------------
     @staticmethod
-    def _order(plugins: Iterable[Plugin], use_defaults: bool) -> list[Plugin]:
-        given = list(plugins)
-        names = {p.name for p in given}
-        chosen = [p for p in default_plugins() if p.name not in names] if use_defaults else []
-        chosen += given
+    def _order(plugins: Iterable[Plugin]) -> list[Plugin]:
+        chosen = list(plugins)
         seen: set[str] = set()
         for plugin in chosen:
             if plugin.name in seen:
@@ -93,16 +88,51 @@ class MessageEngine:
             seen.add(plugin.name)
         return sorted(chosen, key=lambda p: -p.priority)  # stable: registration order within a priority
 
-    def _run_init(self, plugin: Plugin) -> None:
-        result: object = plugin.on_init(self._contexts[id(plugin)])  # type: ignore[func-returns-value]
+    def _run_sync_hook(self, plugin: Plugin, hook: str) -> None:
+        result: object = getattr(plugin, hook)(self._contexts[id(plugin)])
         if result is not None:
             if inspect.iscoroutine(result):
                 result.close()
-            raise PluginError(f"{plugin.name}.on_init must return None (it is synchronous, setters only)")
+            raise PluginError(f"{plugin.name}.{hook} must return None (it is synchronous, setters only)")
+
+    # -- loading ---------------------------------------------------------------------------------------------------
+    def load(self, record: ConversationRecord | Mapping[str, Any]) -> None:
+        """Replace this engine's conversation — messages, turn log, paused turn — in place (validated by the caller,
+        e.g. ``persistence.read_record``). Subscribers, plugins and their contexts stay; every plugin's ``on_load``
+        runs once (ToolPlugin restores the paused turn there); then a turn left open is marked interrupted and
+        unanswered tool calls get an "outcome unknown" result. Nothing runs. Refused while a turn is running."""
+        if self.state.is_processing:
+            raise NotebookChatError("a turn is running: stop it before loading another conversation")
+        self.state.messages = [dict(m) for m in record.get("messages") or ()]  # type: ignore[misc]
+        self.turns = [dict(t) for t in record.get("turns") or ()]  # type: ignore[misc]
+        self.state.request_state = "idle"
+        self.state.processing_state = None
+        self.state.turn_id = None
+        self.state.error = None
+        self.state.notice = None
+        self.current_turn = []
+        self.custom_context = {}
+        self._injected = []
+        self._last_assistant = None
+        self.last_finish_reason = None
+        paused: PausedTurn | None = record.get("paused_turn")
+        states = record.get("plugins")
+        self.restored_paused_turn = paused
+        self.restored_plugin_states = states if isinstance(states, Mapping) else {}
+        try:
+            for plugin in self._plugins:
+                if overrides(plugin, "on_load"):
+                    self._run_sync_hook(plugin, "on_load")
+        finally:
+            self.restored_paused_turn = None
+            self.restored_plugin_states = {}
+        if not self.state.is_paused:
+            self._settle_restored_history()
+        self.notify()
 
     def _settle_restored_history(self) -> None:
-        """Nothing is running after construction: a turn left open was interrupted, and every unanswered tool call
-        gets a result saying its outcome is unknown (it may have run). No tool is ever run here."""
+        """Nothing is running after a load: a turn left open was interrupted, and every unanswered tool call gets a
+        result saying its outcome is unknown (it may have run). No tool is ever run here."""
         if self.turns and self.turns[-1].get("end_reason") is None:
             close_turn(self.turns[-1], "interrupted", None)
         for message in self.state.messages:
@@ -205,9 +235,8 @@ class MessageEngine:
         paused = None
         if self.state.is_paused:
             for plugin in self._plugins:
-                exporter = getattr(plugin, "export_paused_turn", None)
-                if exporter is not None:
-                    paused = exporter(self._contexts[id(plugin)])
+                if isinstance(plugin, PausedTurnExporter):
+                    paused = plugin.export_paused_turn(self._contexts[id(plugin)])
                     break
         record: ConversationRecord = {
             "version": 1,

@@ -1,8 +1,10 @@
-"""Plugins: tools with approval, skills, Continue, and the engine's default thinking / length plugins."""
+"""Plugins: tools with approval, skills, Continue, and the thinking / length plugins the Chat facade installs by
+default."""
 
-from ..engine.builtins import LengthPlugin, ThinkingPlugin
 from .continuation import TURN_CONTINUE, ContinuationPlugin, continuation_text, continue_offer
+from .length import LengthPlugin
 from .skills import SkillPlugin
+from .thinking import ThinkingPlugin
 from .tool_definition import Tool, ToolResult, as_tool, tool
 from .tools import TOOL_REJECT, TOOL_RESUME, ToolError, ToolPlugin
 

@@ -140,6 +140,8 @@ class SkillPlugin(Plugin):
     # -- hooks ------------------------------------------------------------------------------------------------
     def on_init(self, ctx: PluginContext) -> None:
         self._ctx = ctx
+
+    def on_load(self, ctx: PluginContext) -> None:
         self.restore(ctx)
 
     def restore(self, ctx: PluginContext) -> None:

@@ -17,6 +17,7 @@ from ..engine import Message, PausedTurn, Plugin, PluginContext, PluginError, Re
 from ..engine.conversation import AWAITING, awaiting_call_ids, utc_now
 from ..engine.history import OUTCOME_UNKNOWN, arguments_object_or_none, normalize_arguments
 from ..engine.messages import tool_result_message
+from ..engine.plugin import ToolProvider
 from ..persistence import capture_snapshot, check_paused_turn, check_restorable
 from .tool_definition import Tool, ToolResult, as_tool
 
@@ -78,13 +79,12 @@ class ToolPlugin(Plugin):
         self._tools.pop(name, None)
 
     def resolve_tools(self, ctx: PluginContext) -> dict[str, Tool]:
-        """Own tools plus those of plugins that have ``provide_tools(ctx)``; duplicate names are an error."""
+        """Own tools plus those of every :class:`ToolProvider` plugin; duplicate names are an error."""
         resolved = dict(self._tools)
         for plugin in ctx.state_plugins():
-            provide = getattr(plugin, "provide_tools", None)
-            if plugin is self or provide is None:
+            if plugin is self or not isinstance(plugin, ToolProvider):
                 continue
-            for item in provide(ctx) or ():
+            for item in plugin.provide_tools(ctx) or ():
                 tool = as_tool(item)
                 if tool.name in resolved:
                     raise ToolError(f"two tools are named {tool.name!r} (one from plugin {plugin.name!r})")
@@ -97,6 +97,9 @@ class ToolPlugin(Plugin):
     # -- hooks ----------------------------------------------------------------------------------------------------
     def on_init(self, ctx: PluginContext) -> None:
         self._ctx = ctx
+
+    def on_load(self, ctx: PluginContext) -> None:
+        """A stored conversation was loaded: restore its paused turn when it still matches the messages."""
         data = ctx.restored_paused_turn
         if data is not None:
             self._restore(ctx, data)

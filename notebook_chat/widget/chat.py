@@ -9,8 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from ..engine import EngineEvent, EngineState, Message, MessageEngine, Plugin, ProviderError
-from ..engine.builtins import LengthPlugin
-from ..engine.conversation import ConversationRecord, awaiting_calls
+from ..engine.conversation import awaiting_calls
 from ..persistence import (
     ConversationAutosave,
     ConversationStore,
@@ -19,7 +18,17 @@ from ..persistence import (
     read_record,
 )
 from ..persistence.notebook_store import NotebookMetadataStore
-from ..plugins import TOOL_REJECT, TOOL_RESUME, TURN_CONTINUE, ContinuationPlugin, SkillPlugin, Tool, ToolPlugin
+from ..plugins import (
+    TOOL_REJECT,
+    TOOL_RESUME,
+    TURN_CONTINUE,
+    ContinuationPlugin,
+    LengthPlugin,
+    SkillPlugin,
+    ThinkingPlugin,
+    Tool,
+    ToolPlugin,
+)
 from ..plugins.mentions import MentionPlugin
 from ..plugins.skills import SkillMode, SkillSource
 from ..providers import DemoModel, OpenAIChat
@@ -89,7 +98,6 @@ class Chat:
         self.mentions = MentionPlugin(NamespaceMentions(namespace if namespace is not None else default_namespace))
         self._auto_continue_length = auto_continue_length
         self.key = key or current_cell_id() or "default"
-        self._explicit_key = key is not None
         self.store: ConversationStore | None = store
         self._notice: str | None = None
         self._write_failure: str | None = None
@@ -104,7 +112,9 @@ class Chat:
         if loaded is not None and loaded.refused:
             self._record_refused = True
             self._notice = f"{loaded.refused}. It is kept untouched; this chat is not saved."
-        self.engine = self._build_engine(loaded.record if loaded else None)
+        self.engine = self._build_engine()
+        if loaded is not None and loaded.record is not None:
+            self.engine.load(loaded.record)
         if loaded is not None and loaded.notice:
             self._notice = loaded.notice
         self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key)
@@ -113,14 +123,14 @@ class Chat:
             self._start_autosave(store)
 
     # -- construction ------------------------------------------------------------------------------------------
-    def _build_engine(self, record: ConversationRecord | None) -> MessageEngine:
-        plugins: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(), self.mentions, self.skills,
-                                 LengthPlugin(auto_continue=self._auto_continue_length), *self._user_plugins]
-        if record is not None:
-            engine = MessageEngine.from_record(self.provider, record, plugins=plugins)
-        else:
-            system: list[Message] = [{"role": "system", "content": self._system}] if self._system else []
-            engine = MessageEngine(self.provider, plugins=plugins, initial_messages=system)
+    def _build_engine(self) -> MessageEngine:
+        """The one engine of this chat (a stored conversation is loaded into it, never into a second one)."""
+        defaults: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(), self.mentions, self.skills,
+                                  ThinkingPlugin(), LengthPlugin(auto_continue=self._auto_continue_length)]
+        replaced = {plugin.name for plugin in self._user_plugins}
+        plugins = [plugin for plugin in defaults if plugin.name not in replaced] + self._user_plugins
+        system: list[Message] = [{"role": "system", "content": self._system}] if self._system else []
+        engine = MessageEngine(self.provider, plugins=plugins, initial_messages=system)
         engine.subscribe(self._forward)
         return engine
 
@@ -292,7 +302,8 @@ class Chat:
                 self._notice = f"{loaded.refused}. It is kept untouched in the notebook; this chat is not saved."
                 self._sync_notice()
                 return {"notice": self._notice}
-            self._replace_engine(loaded.record)
+            if loaded.record is not None:
+                self.engine.load(loaded.record)
             if loaded.notice:
                 self._notice = loaded.notice
         self._restored = True
@@ -302,10 +313,6 @@ class Chat:
             self._start_autosave(self.store)
         self._sync_notice()
         return {"notice": self._notice} if self._notice else {}
-
-    def _replace_engine(self, record: ConversationRecord | None) -> None:
-        self.engine = self._build_engine(record)
-        self._forward(EngineEvent("state"))
 
     async def aclose(self) -> None:
         """Stop a running turn, close the widget and what the chat's plugins hold open (MCP connections)."""

@@ -17,7 +17,7 @@ class Counter(Plugin):
         self.state = state
         self.restored: Any = "not loaded"
 
-    def on_init(self, ctx: PluginContext) -> None:
+    def on_load(self, ctx: PluginContext) -> None:
         self.restored = ctx.restored_state
 
     def export_state(self, ctx: PluginContext) -> dict[str, Any] | None:
@@ -33,7 +33,7 @@ def test_exported_state_is_kept_under_the_plugins_name_and_handed_back_to_that_p
     record = MessageEngine(ScriptedProvider(), plugins=[Counter({"n": 3})]).export_record()
     assert record["plugins"] == {"counter": {"n": 3}}
     again = Counter(None)
-    MessageEngine.from_record(ScriptedProvider(), json.loads(json.dumps(record)), plugins=[again])
+    MessageEngine(ScriptedProvider(), plugins=[again]).load(json.loads(json.dumps(record)))
     assert again.restored == {"n": 3}
 
 
@@ -41,7 +41,7 @@ def test_a_record_without_plugin_state_has_no_plugins_field_and_loads_as_none() 
     record = MessageEngine(ScriptedProvider(), plugins=[Counter(None)]).export_record()
     assert "plugins" not in record
     again = Counter(None)
-    MessageEngine.from_record(ScriptedProvider(), record, plugins=[again])
+    MessageEngine(ScriptedProvider(), plugins=[again]).load(record)
     assert again.restored is None
 
 
@@ -49,5 +49,5 @@ def test_a_plugins_field_that_is_not_an_object_is_ignored() -> None:
     record = MessageEngine(ScriptedProvider()).export_record()
     record["plugins"] = ["not", "an", "object"]
     again = Counter(None)
-    MessageEngine.from_record(ScriptedProvider(), record, plugins=[again])
+    MessageEngine(ScriptedProvider(), plugins=[again]).load(record)
     assert again.restored is None

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from notebook_chat.engine import CommandError, MessageEngine, Plugin, PluginContext, PluginError
-from notebook_chat.engine.builtins import LengthPlugin
+from notebook_chat.plugins import LengthPlugin, ThinkingPlugin
 from notebook_chat.testing.scripted import ScriptedProvider
 
 
@@ -65,11 +65,11 @@ def test_two_plugins_with_the_same_name_is_an_error() -> None:
         MessageEngine(ScriptedProvider(), plugins=[Commands("a", {}), Commands("a", {})])
 
 
-def test_default_plugins_are_present_and_a_plugin_of_the_same_name_replaces_one() -> None:
-    assert [p.name for p in MessageEngine(ScriptedProvider()).plugins] == ["thinking", "length"]
+def test_the_engine_installs_no_plugin_of_its_own() -> None:
+    assert MessageEngine(ScriptedProvider()).plugins == []
     mine = LengthPlugin(auto_continue=True)
     engine = MessageEngine(ScriptedProvider(), plugins=[mine])
-    assert [p.name for p in engine.plugins] == ["thinking", "length"]
+    assert engine.plugins == [mine]
     assert engine.plugin("length") is mine
 
 
@@ -137,7 +137,7 @@ async def test_tool_call_deltas_merge_into_the_right_arguments(with_index: bool)
 
 async def test_reasoning_marks_the_message_as_thinking_until_the_answer_starts() -> None:
     provider = ScriptedProvider().text("answer", chunks=2, reasoning="let me think", delay=0.001)
-    engine = MessageEngine(provider)
+    engine = MessageEngine(provider, plugins=[ThinkingPlugin()])
     thinking_seen: list[bool] = []
     engine.subscribe(lambda e: thinking_seen.append(
         bool((engine.streaming_message or {}).get("state", {}).get("thinking"))))
@@ -151,7 +151,7 @@ async def test_reasoning_marks_the_message_as_thinking_until_the_answer_starts()
 
 async def test_length_auto_continue_is_off_by_default() -> None:
     provider = ScriptedProvider().text("cut", finish_reason="length")
-    engine = MessageEngine(provider)
+    engine = MessageEngine(provider, plugins=[LengthPlugin()])
     await engine.send_message("hi")
     assert len(provider.requests) == 1
 

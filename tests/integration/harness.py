@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from notebook_chat.engine import EngineEvent, MessageEngine
 from notebook_chat.engine.history import prepare_for_request, validate
-from notebook_chat.plugins import ToolPlugin
+from notebook_chat.plugins import ThinkingPlugin, ToolPlugin
 from notebook_chat.providers import OpenAIChat, OpenAIResponses
 from notebook_chat.providers.converters import check_every_provider, check_responses
 from notebook_chat.testing import FakeOpenAIServer, RecordedRequest
@@ -22,10 +22,11 @@ MODEL = "gpt-test"
 
 def make_engine(server: FakeOpenAIServer, ledger: Ledger, api: Api = "chat", *, timeout: float | None = None,
                 **tool_options: Any) -> MessageEngine:
-    """MessageEngine + ToolPlugin(real tools) + OpenAIChat/OpenAIResponses on the real client, no retries."""
+    """MessageEngine + ToolPlugin(real tools) + ThinkingPlugin + OpenAIChat/OpenAIResponses on the real client, no
+    retries."""
     kind = OpenAIChat if api == "chat" else OpenAIResponses
     provider = kind(MODEL, base_url=server.base_url, api_key="test", max_retries=0, timeout=timeout)
-    return MessageEngine(provider, plugins=[ToolPlugin(ledger.tools(), **tool_options)])
+    return MessageEngine(provider, plugins=[ToolPlugin(ledger.tools(), **tool_options), ThinkingPlugin()])
 
 
 async def abort_after_first_text(engine: MessageEngine, text: str) -> None:

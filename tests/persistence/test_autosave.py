@@ -88,7 +88,8 @@ async def test_a_record_round_trips_through_a_file_store_byte_stable(tmp_path: P
     await engine.send_message("hi")
     first = path.read_bytes()
     loaded = load_conversation(FileStore(path), "k")
-    revived = MessageEngine.from_record(ScriptedProvider(), loaded.record)
+    revived = MessageEngine(ScriptedProvider())
+    revived.load(loaded.record)
     FileStore(path).save("k", loaded.record)
     assert path.read_bytes() == first
     assert revived.messages == engine.messages

@@ -102,7 +102,8 @@ async def test_a_record_saved_mid_turn_and_loaded_as_after_a_crash_is_interrupte
         await turn
     loaded = load_conversation(store, "conv")
     assert loaded.refused is None
-    revived = MessageEngine.from_record(ScriptedProvider(), loaded.record, plugins=[ContinuationPlugin()])
+    revived = MessageEngine(ScriptedProvider(), plugins=[ContinuationPlugin()])
+    revived.load(loaded.record)
     assert revived.turns[-1]["end_reason"] == "interrupted"
     assert revived.state.request_state == "idle"
     assert "kernel" in revived.messages[-1]["content"]
@@ -233,8 +234,8 @@ async def test_a_crash_inside_a_tool_round_yields_outcome_unknown_results_and_no
         await turn
     runs_before = list(ledger.runs)
     next_kernel = ScriptedProvider().text("checked")
-    revived = MessageEngine.from_record(next_kernel, load_conversation(store, "k").record,
-                                        plugins=[ContinuationPlugin(), ToolPlugin(ledger.tools())])
+    revived = MessageEngine(next_kernel, plugins=[ContinuationPlugin(), ToolPlugin(ledger.tools())])
+    revived.load(load_conversation(store, "k").record)
     results = {m["tool_call_id"]: m["content"] for m in revived.messages if m["role"] == "tool"}
     assert results["c_slow"] == "cancelled — outcome unknown"
     assert statuses(revived)["c_slow"] == "cancelled"

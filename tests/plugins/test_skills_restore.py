@@ -49,7 +49,9 @@ def next_kernel(record: dict[str, Any], plugin: SkillPlugin, provider: ScriptedP
     """What a restarted kernel does: validate the stored record, load it into an engine with fresh plugins."""
     loaded = read_record(record)
     assert loaded.record is not None, loaded.refused
-    return MessageEngine.from_record(provider, loaded.record, plugins=[ToolPlugin(), plugin])
+    engine = MessageEngine(provider, plugins=[ToolPlugin(), plugin])
+    engine.load(loaded.record)
+    return engine
 
 
 def without_selection(record: dict[str, Any]) -> dict[str, Any]:

@@ -72,7 +72,9 @@ def fresh_engine(tmp_path: Path, ledger: Ledger, messages: list[Any], provider: 
     record = FileStore(store_path(tmp_path)).load(key)
     assert record is not None
     plugin = ToolPlugin(ledger.tools() if tools is None else tools)
-    return MessageEngine.from_record(provider, {**record, "messages": messages}, plugins=[plugin])
+    engine = MessageEngine(provider, plugins=[plugin])
+    engine.load({**record, "messages": messages})
+    return engine
 
 
 async def test_a_paused_turn_restored_from_a_file_store_in_a_fresh_engine_runs_the_approved_tool_once(
@@ -207,9 +209,8 @@ async def test_an_engine_restored_from_its_own_export_record_is_paused_on_the_sa
     record = json.loads(json.dumps(engine.export_record()))
     assert record["paused_turn"]["tool_call_ids"] == ["c1"]
     assert [m["role"] for m in record["messages"]] == ["user", "assistant"]
-    again = MessageEngine(ScriptedProvider().text("done"), plugins=[ToolPlugin(ledger.tools())],
-                          initial_messages=record["messages"], turns=record["turns"],
-                          paused_turn=record["paused_turn"])
+    again = MessageEngine(ScriptedProvider().text("done"), plugins=[ToolPlugin(ledger.tools())])
+    again.load(record)
     assert again.state.is_paused
     assert again.turns[-1]["end_reason"] is None
     await again.dispatch_command(TOOL_RESUME, {"tool_call_id": "c1"})

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from notebook_chat import Chat, tool
+from notebook_chat.engine import Plugin, PluginContext
 from notebook_chat.persistence import FileStore
 from notebook_chat.providers import DemoModel, OpenAIChat
 from notebook_chat.testing import ScriptedProvider
@@ -276,3 +277,44 @@ async def test_without_a_front_end_a_displayed_chat_waits_only_once_for_it(
     assert chat._front_end_answered.is_set()
     await chat.send("second")
     assert chat.reply == "two"
+
+
+class Counting(Plugin):
+    """A user plugin that keeps its context (as plugins may) and counts the hooks it hears."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.ctx: PluginContext | None = None
+
+    def on_init(self, ctx: PluginContext) -> None:
+        self.calls.append("init")
+        self.ctx = ctx
+
+    def on_load(self, ctx: PluginContext) -> None:
+        self.calls.append(f"load:{len(ctx.messages)}")
+
+    async def on_turn_start(self, ctx: PluginContext) -> None:
+        self.calls.append("turn")
+
+
+async def test_a_notebook_restore_loads_into_the_same_engine_so_user_plugins_and_subscribers_stay_valid(
+        recording_comms: list[RecordingComm]) -> None:
+    record = await record_paused_on_drop_table([])
+    plugin = Counting()
+    chat = Chat(ScriptedProvider().text("dropped it").text("and more"), tools=[], plugins=[plugin], key="cell-1")
+    engine = chat.engine
+    events: list[str] = []
+    chat.subscribe(lambda event: events.append(event.kind))
+    await chat.restore(record, {"notebook": True, "cell_id": "cell-1"})
+    assert chat.engine is engine
+    assert plugin.ctx is not None
+    assert plugin.ctx.engine is chat.engine
+    assert plugin.calls == ["init", f"load:{len(record['messages'])}"]
+    assert chat.state.is_paused
+    assert events  # the restore reached the one subscriber
+    await chat.deny("c1")
+    await chat.send("go on")
+    assert plugin.calls == ["init", f"load:{len(record['messages'])}", "turn"]
+    assert plugin.ctx.messages[-1]["content"] == "and more"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ..context import PluginContext
-from ..messages import user_message
-from ..plugin import Plugin
+from ..engine import Plugin, PluginContext
+from ..engine.messages import user_message
 
 AUTO_CONTINUE_TEXT = (
     "Your previous reply was cut off at the output-token limit. Continue exactly where it stopped; "

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import PluginContext
-from ..plugin import Plugin
+from ..engine import Plugin, PluginContext
 
 
 class ThinkingPlugin(Plugin):
