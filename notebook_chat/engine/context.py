@@ -154,8 +154,7 @@ class PluginContext:
 
     # -- setters for on_load ---------------------------------------------------------------------------------------
     def set_notice(self, notice: str | None) -> None:
-        self._engine.state.notice = notice
-        self._engine.notify()
+        self._engine.set_notice(notice)
 
     def restore_paused_turn(self, turn_id: str, custom_context: dict[str, Any]) -> None:
         self._engine.restore_paused_turn(turn_id, custom_context)

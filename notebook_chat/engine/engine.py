@@ -266,6 +266,12 @@ class MessageEngine:
         if decision == "pause" and self.state.is_processing:
             self.set_processing_state("pausing")
 
+    def set_notice(self, notice: str | None) -> None:
+        """The one user-visible notice (a sentence that is not an error); a new turn clears it."""
+        if self.state.notice != notice:
+            self.state.notice = notice
+            self.notify()
+
     def set_processing_state(self, processing_state: str) -> None:
         if self.state.processing_state != processing_state:
             self.state.processing_state = processing_state

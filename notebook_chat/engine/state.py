@@ -19,7 +19,8 @@ class EngineState:
     turn_id: str | None = None
     error: str | None = None
     notice: str | None = None
-    """A sentence for the user that is not an error, e.g. why a stored paused turn was not restored."""
+    """The one user-visible notice: a sentence that is not an error (why a stored paused turn was not restored, why
+    nothing is saved). Set through ``engine.set_notice``; the view carries it; a new turn clears it."""
 
     @property
     def is_processing(self) -> bool:

@@ -28,6 +28,7 @@ DENIED_BY_USER = "Denied by the user."
 ARGUMENTS_INCOMPLETE = ("arguments incomplete: the reply reached the output-token limit before this call's "
                         "arguments were complete, so it was not run")
 CANCELLED_BY_USER = "Cancelled by the user: the turn was stopped before this call was approved."
+NOT_RESTORED = "{reason}. Nothing was run; the messages are kept."
 
 ShouldPause = Callable[[ToolCall, PluginContext], "bool | Awaitable[bool]"]
 
@@ -264,7 +265,7 @@ class ToolPlugin(Plugin):
 
     @staticmethod
     def _refuse(ctx: PluginContext, reason: str) -> None:
-        ctx.set_notice(f"{reason}. Nothing was run; the messages are kept.")
+        ctx.set_notice(NOT_RESTORED.format(reason=reason))
 
     # -- running calls ----------------------------------------------------------------------------------------
     async def _needs_approval(self, tool: Tool, call: ToolCall, ctx: PluginContext) -> bool:

@@ -1,16 +1,20 @@
-"""The one table of browser→kernel actions, each with its payload schema (mirrored in
-js/widget/src/actions.js).
+"""The one table of browser→kernel actions: each kind with its payload schema and its handler (marimo style).
+The protocol is written down in docs/widget-protocol.md; js/widget/src/actions.js mirrors the kinds and fields
+(a test keeps them equal).
 
-Pure Python: `parse_action(content)` returns an `Action` or raises `ActionError` with a message a user
-can read. Unknown kinds, unknown fields, missing fields and wrong types are all rejected; nothing runs
-for a bad action.
+`parse_action(content)` returns an `Action` or raises `ActionError` with a message a user can read. Unknown kinds,
+unknown fields, missing fields and wrong types are all rejected; nothing runs for a bad action. The widget runs a
+parsed action with `ACTIONS[kind].handler(widget, payload)`.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+from .controller import ChatController
 
 MAX_TEXT = 1_000_000
 """Longest user text, instruction, reason or edited arguments accepted (characters)."""
@@ -42,30 +46,54 @@ class Action:
     request_id: str | None = None
 
 
+class ActionTarget(Protocol):
+    """What a handler acts on: the widget, its controller, and the widget's own answers to the browser."""
+
+    @property
+    def controller(self) -> ChatController: ...
+
+    async def on_ready(self, payload: dict[str, Any]) -> None: ...
+
+    async def on_persisted(self, payload: dict[str, Any]) -> None: ...
+
+
+Handler = Callable[[ActionTarget, dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ActionKind:
+    fields: dict[str, Field]
+    handler: Handler
+
+
 _ID = Field((str,), max_len=MAX_ID, non_empty=True)
 _OPT_TEXT = Field((str,), required=False, nullable=True, max_len=MAX_TEXT)
 
-ACTIONS: dict[str, dict[str, Field]] = {
-    "ready": {
+ACTIONS: dict[str, ActionKind] = {
+    "ready": ActionKind({
         "notebook": Field((bool,)),
         "cell_id": Field((str,), required=False, nullable=True, max_len=MAX_ID),
         # any JSON: stored metadata is untrusted; a non-object record is refused by the widget, visibly
         "record": Field((dict, list, str, int, float, bool), required=False, nullable=True),
-    },
-    "send": {"text": Field((str,), max_len=MAX_TEXT, non_empty=True)},
-    "stop": {},
-    "approve": {
+    }, lambda target, p: target.on_ready(p)),
+    "send": ActionKind({"text": Field((str,), max_len=MAX_TEXT, non_empty=True)},
+                       lambda target, p: target.controller.send(p["text"])),
+    "stop": ActionKind({}, lambda target, p: target.controller.stop()),
+    "approve": ActionKind({
         "tool_call_id": _ID,
         "arguments": Field((str,), required=False, nullable=True, max_len=MAX_TEXT, json_object=True),
-    },
-    "deny": {"tool_call_id": _ID, "reason": _OPT_TEXT},
-    "continue": {"instruction": _OPT_TEXT},
-    "skill": {"name": _ID, "active": Field((bool,))},
-    "persisted": {
+    }, lambda target, p: target.controller.approve(p["tool_call_id"], p["arguments"])),
+    "deny": ActionKind({"tool_call_id": _ID, "reason": _OPT_TEXT},
+                       lambda target, p: target.controller.deny(p["tool_call_id"], p["reason"])),
+    "continue": ActionKind({"instruction": _OPT_TEXT},
+                           lambda target, p: target.controller.continue_turn(p["instruction"])),
+    "skill": ActionKind({"name": _ID, "active": Field((bool,))},
+                        lambda target, p: target.controller.set_skill(p["name"], p["active"])),
+    "persisted": ActionKind({
         "key": Field((str,), max_len=MAX_ID),
         "ok": Field((bool,)),
         "error": Field((str,), required=False, nullable=True, max_len=10_000),
-    },
+    }, lambda target, p: target.on_persisted(p)),
 }
 
 
@@ -77,7 +105,7 @@ def parse_action(content: Any) -> Action:
     if not isinstance(kind, str) or kind not in ACTIONS:
         known = ", ".join(sorted(ACTIONS))
         raise ActionError(f"unknown action kind {kind!r} (known: {known})", request_id)
-    schema = ACTIONS[kind]
+    schema = ACTIONS[kind].fields
     extra = sorted(set(content) - set(schema) - {"kind", "request_id"})
     if extra:
         raise ActionError(f"{kind}: unexpected field(s) {', '.join(extra)}", request_id)

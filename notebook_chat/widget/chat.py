@@ -45,6 +45,9 @@ WRITE_FAILED = ("This chat could not be stored in the notebook ({error}). It liv
                 "(a FileStore: Chat(store=FileStore(path))).")
 NO_NOTEBOOK = ("No notebook document is reachable from this front end (VS Code, Colab, a plain page): the "
                "conversation is kept in {store} only.")
+REFUSED_IN_STORE = "{reason}. It is kept untouched; this chat is not saved."
+REFUSED_IN_NOTEBOOK = "{reason}. It is kept untouched in the notebook; this chat is not saved."
+SAVE_FAILED = "The conversation could not be saved: {error}"
 
 
 def default_provider(model: str | None) -> Any:
@@ -99,7 +102,6 @@ class Chat:
         self._auto_continue_length = auto_continue_length
         self.key = key or current_cell_id() or "default"
         self.store: ConversationStore | None = store
-        self._notice: str | None = None
         self._write_failure: str | None = None
         self._subscribers: list[Callable[[Any], None]] = []
         self._autosave: ConversationAutosave | None = None
@@ -111,14 +113,13 @@ class Chat:
         loaded = load_conversation(store, self.key) if store is not None else None
         if loaded is not None and loaded.refused:
             self._record_refused = True
-            self._notice = f"{loaded.refused}. It is kept untouched; this chat is not saved."
         self.engine = self._build_engine()
         if loaded is not None and loaded.record is not None:
             self.engine.load(loaded.record)
-        if loaded is not None and loaded.notice:
-            self._notice = loaded.notice
+        if loaded is not None and (loaded.refused or loaded.notice):
+            notice = REFUSED_IN_STORE.format(reason=loaded.refused) if loaded.refused else loaded.notice
+            self.engine.set_notice(notice)
         self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key)
-        self._sync_notice()
         if store is not None and not self._record_refused:
             self._start_autosave(store)
 
@@ -145,8 +146,7 @@ class Chat:
         self._autosave.save_now()
 
     def _save_failed(self, error: Exception) -> None:
-        self._notice = f"The conversation could not be saved: {error}"
-        self._sync_notice()
+        self.engine.set_notice(SAVE_FAILED.format(error=error))
 
     def persisted(self, key: str, ok: bool, error: str | None) -> None:
         """The browser's answer to a metadata write: a failure is shown (and autosave writes only at turn
@@ -154,18 +154,15 @@ class Chat:
         if key != self.key or not isinstance(self.store, NotebookMetadataStore):
             return
         if ok:
+            if self._write_failure is not None and self.engine.state.notice == self._write_failure:
+                self.engine.set_notice(None)
             self._write_failure = None
         else:
             reason = (error or "the browser gave no reason").strip()[:300]
             self._write_failure = WRITE_FAILED.format(error=reason)
+            self.engine.set_notice(self._write_failure)
         if self._autosave is not None:
             self._autosave.boundaries_only = not ok
-        self._sync_notice()
-
-    def _sync_notice(self) -> None:
-        notice = self._write_failure or self._notice or self.engine.state.notice or ""
-        if self.widget.notice != notice:
-            self.widget.notice = notice
 
     # -- display -----------------------------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -209,8 +206,7 @@ class Chat:
 
     # -- the controller protocol (the widget calls these) --------------------------------------------------------
     def view_state(self) -> dict[str, Any]:
-        self._sync_notice()
-        view = conversation_view(self.engine, self._write_failure or self._notice)
+        view = conversation_view(self.engine)
         view["skills"] = skills_view(self.skills)
         return view
 
@@ -276,43 +272,44 @@ class Chat:
             raise ValueError(result.get("error") or f"tool call {call!r} is not waiting for a decision")
         return result
 
-    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
-        """The browser rendered the widget and handed over what the notebook stores under our key."""
+    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> None:
+        """The browser rendered the widget and handed over what the notebook stores under our key.
+
+        The one place where the kernel's live conversation beats the notebook's copy: once this chat has turns (or
+        was restored), a record handed over by a re-rendered view is ignored."""
         try:
-            return self._restore(record, info)
+            self._restore(record, info)
         finally:
             self._front_end_answered.set()
 
-    def _restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
+    def _restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> None:
         if not info.get("notebook"):
             if self.store is None:
                 self.store = MemoryStore()
                 self._start_autosave(self.store)
-            self._notice = NO_NOTEBOOK.format(store=type(self.store).__name__)
-            self._sync_notice()
-            return {"notice": self._notice}
+            self.engine.set_notice(NO_NOTEBOOK.format(store=type(self.store).__name__))
+            return
         if self.store is not None and not isinstance(self.store, NotebookMetadataStore):
-            return {"notice": self._notice} if self._notice else {}  # the store the user chose wins
-        notebook_store = NotebookMetadataStore(self.widget.persist)
+            return  # the store the user chose wins
         live = self._restored or len(self.engine.turns) > 0
-        if not live and record is not None:
+        if not live and isinstance(info.get("record_error"), str):
+            self._record_refused = True  # what the notebook holds can't be read: never write over it
+            self.engine.set_notice(info["record_error"])
+        elif not live and record is not None:
             loaded = read_record(record)
             if loaded.refused:
                 self._record_refused = True
-                self._notice = f"{loaded.refused}. It is kept untouched in the notebook; this chat is not saved."
-                self._sync_notice()
-                return {"notice": self._notice}
+                self.engine.set_notice(REFUSED_IN_NOTEBOOK.format(reason=loaded.refused))
+                return
             if loaded.record is not None:
                 self.engine.load(loaded.record)
             if loaded.notice:
-                self._notice = loaded.notice
+                self.engine.set_notice(loaded.notice)
         self._restored = True
         if not self._record_refused:
             if not isinstance(self.store, NotebookMetadataStore):
-                self.store = notebook_store
+                self.store = NotebookMetadataStore(self.widget.persist)
             self._start_autosave(self.store)
-        self._sync_notice()
-        return {"notice": self._notice} if self._notice else {}
 
     async def aclose(self) -> None:
         """Stop a running turn, close the widget and what the chat's plugins hold open (MCP connections)."""

@@ -18,7 +18,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .actions import Action, ActionError, parse_action
+from .actions import ACTIONS, Action, ActionError, parse_action
 from .controller import ChatController
 from .loops import current_loop, running_loop
 from .view_stream import ViewStream
@@ -35,7 +35,6 @@ class ChatWidget(anywidget.AnyWidget):
 
     header = traitlets.Unicode("").tag(sync=True)
     key = traitlets.Unicode("").tag(sync=True)
-    notice = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -59,6 +58,10 @@ class ChatWidget(anywidget.AnyWidget):
         self.cell_id: str | None = None
         """The id of the cell that displays the widget, from the last "ready" (None if unknown)."""
         self.last_persist_ack: tuple[str, bool, str | None] | None = None
+
+    @property
+    def controller(self) -> ChatController:
+        return self._controller
 
     # kernel → browser ------------------------------------------------------------
 
@@ -110,7 +113,7 @@ class ChatWidget(anywidget.AnyWidget):
 
     async def _run(self, action: Action) -> None:
         try:
-            await self._handle(action)
+            await ACTIONS[action.kind].handler(self, action.payload)
         except Exception as exc:
             log.debug("notebook_chat: action %s failed", action.kind, exc_info=True)
             self._answer(action.request_id, _describe(exc))
@@ -118,42 +121,22 @@ class ChatWidget(anywidget.AnyWidget):
             if action.request_id is not None:
                 self._answer(action.request_id, None)
 
-    async def _handle(self, action: Action) -> None:
-        payload, controller = action.payload, self._controller
-        if action.kind == "ready":
-            await self._ready(payload)
-        elif action.kind == "send":
-            await controller.send(payload["text"])
-        elif action.kind == "stop":
-            await controller.stop()
-        elif action.kind == "approve":
-            await controller.approve(payload["tool_call_id"], payload["arguments"])
-        elif action.kind == "deny":
-            await controller.deny(payload["tool_call_id"], payload["reason"])
-        elif action.kind == "continue":
-            await controller.continue_turn(payload["instruction"])
-        elif action.kind == "skill":
-            await controller.set_skill(payload["name"], payload["active"])
-        elif action.kind == "persisted":
-            await self._persisted(payload["key"], payload["ok"], payload["error"])
-
-    async def _ready(self, payload: dict[str, Any]) -> None:
+    async def on_ready(self, payload: dict[str, Any]) -> None:
+        """The browser rendered the view: hand the stored record to the controller, then send the whole view."""
         self.notebook_available = payload["notebook"]
         self.cell_id = payload["cell_id"]
         info: dict[str, Any] = {"notebook": payload["notebook"], "cell_id": payload["cell_id"]}
         record = payload["record"]
         if record is not None and not isinstance(record, dict):
             info["record_error"] = NOT_AN_OBJECT.format(type(record).__name__)
-            self.notice = info["record_error"]
             record = None
         try:
-            result = await self._controller.restore(record, info)
-            if isinstance(result, dict) and isinstance(result.get("notice"), str):
-                self.notice = result["notice"]
+            await self._controller.restore(record, info)
         finally:
             self._stream.send_snapshot()
 
-    async def _persisted(self, key: str, ok: bool, error: str | None) -> None:
+    async def on_persisted(self, payload: dict[str, Any]) -> None:
+        key, ok, error = payload["key"], payload["ok"], payload["error"]
         self.last_persist_ack = (key, ok, error)
         hook = getattr(self._controller, "persisted", None)
         if callable(hook):

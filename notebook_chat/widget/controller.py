@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 View = dict[str, Any]
-"""The full view: {"messages", "status", "continue_offer", "notice"} (see /tmp/widget-protocol.md)."""
+"""The full view: {"messages", "status", "continue_offer", "notice"} (see docs/widget-protocol.md)."""
 
 EventCallback = Callable[[Any], None]
 Unsubscribe = Callable[[], None]
@@ -39,12 +39,11 @@ class ChatController(Protocol):
         """Turn a skill on or off (the skill chips)."""
         ...
 
-    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
+    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> Any:
         """The browser handed the stored record (or None).
 
-        ``info`` = {"notebook": bool, "cell_id": str | None}.
-
-        May return {"notice": str} to show a line in the widget's header (e.g. why a record was refused).
+        ``info`` = {"notebook": bool, "cell_id": str | None} plus "record_error" (a sentence) when the notebook
+        holds something that is not an object. Anything to tell the user goes in the view's ``notice``.
         """
         ...
 

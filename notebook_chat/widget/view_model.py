@@ -7,10 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Message, MessageEngine
+from ..engine.conversation import MAX_TOOL_RESULT_CHARS
 from ..plugins import SkillPlugin, continue_offer
-
-PROCESSING_LABELS = {"requesting": "requesting", "completing": "streaming", "calling-tools": "calling tools",
-                     "pausing": "waiting for approval"}
 
 
 def pretty_arguments(arguments: str, *, streaming: bool) -> str:
@@ -73,14 +71,19 @@ def _call_view(call: Any, entry: Mapping[str, Any], result: Message | None, load
     if entry.get("reason"):
         view["reason"] = entry["reason"]
     if result is not None:
-        view["result"] = result.get("content") or ""
-        display = (result.get("metadata") or {}).get("display")
-        if display:
-            view["display"] = display
+        content = result.get("content") or ""
+        view["result"] = content
+        metadata = result.get("metadata") or {}
+        if metadata.get("display"):
+            view["display"] = metadata["display"]
+        truncated = metadata.get("truncated")
+        if truncated or (isinstance(content, str) and len(content) > MAX_TOOL_RESULT_CHARS):
+            view["truncated"] = truncated or {"chars": len(content)}  # stored cut to the limit, with a note
     return view
 
 
-def conversation_view(engine: MessageEngine, notice: str | None) -> dict[str, Any]:
+def conversation_view(engine: MessageEngine) -> dict[str, Any]:
+    """The full view (docs/widget-protocol.md). Status goes as codes; the browser owns their wording."""
     messages = engine.messages
     results = tool_results(messages)
     views = [message_view(m, results) for m in messages
@@ -90,21 +93,10 @@ def conversation_view(engine: MessageEngine, notice: str | None) -> dict[str, An
     return {
         "messages": views,
         "status": {"request_state": state.request_state, "processing_state": state.processing_state,
-                   "label": _status_label(engine), "error": state.error},
+                   "error": state.error},
         "continue_offer": {"message_id": offer["message_id"], "reason": offer["reason"]} if offer else None,
-        "notice": notice or state.notice,
+        "notice": state.notice,
     }
-
-
-def _status_label(engine: MessageEngine) -> str:
-    state = engine.state
-    if state.is_processing:
-        return PROCESSING_LABELS.get(state.processing_state or "", state.processing_state or "working")
-    if state.is_paused:
-        return "waiting for approval"
-    if state.request_state == "error":
-        return f"error: {state.error}"
-    return {"aborted": "stopped", "completed": "", "idle": ""}.get(state.request_state, state.request_state)
 
 
 def skills_view(plugin: SkillPlugin) -> dict[str, Any] | None:

@@ -61,7 +61,6 @@ class Probe(anywidget.AnyWidget):
     def _on_msg(self, _widget, msg, _buffers):
         if msg.get("kind") == "ready":
             self.ready = msg
-            self.store.ingest(self.key, msg.get("record"))
         else:
             self.replies.append(msg)
 
@@ -79,12 +78,14 @@ probe
 WAIT_READY = 'await probe.wait(lambda: probe.ready is not None)\nprint("READY", json.dumps(probe.ready))'
 
 SAVE_RECORD = '''
-probe.store.save("conv-1", {"messages": [{"role": "user", "content": "kept across restarts"}], "turns": []})
+probe.store.save("conv-1", {"version": 1, "messages": [{"role": "user", "content": "kept across restarts"}],
+                            "turns": [], "paused_turn": None, "updated_at": "2026-01-01T00:00:00.000Z"})
 await probe.wait(lambda: probe.replies)
 print("REPLY", json.dumps(probe.replies[-1]))
 '''.strip()
 
 SHOW_STORE = 'print("STORE", json.dumps(probe.store.load("conv-1")))'
+"""What this kernel's store holds: only what this kernel saved (the browser's copy arrives with "ready")."""
 
 INSERT_CELL = '''
 probe.send({"kind": "insert", "code": "x = 41 + 1  # inserted by the probe"})
@@ -92,4 +93,5 @@ await probe.wait(lambda: probe.replies)
 print("REPLY", json.dumps(probe.replies[-1]))
 '''.strip()
 
-RECORD = {"messages": [{"role": "user", "content": "kept across restarts"}], "turns": []}
+RECORD = {"version": 1, "messages": [{"role": "user", "content": "kept across restarts"}], "turns": [],
+          "paused_turn": None, "updated_at": "2026-01-01T00:00:00.000Z"}

@@ -1,3 +1,5 @@
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -107,3 +109,27 @@ def test_a_bad_payload_keeps_its_request_id_for_the_answer() -> None:
 def test_a_request_id_that_is_not_a_string_is_rejected() -> None:
     with pytest.raises(ActionError, match="request_id must be a string"):
         parse_action({"kind": "stop", "request_id": 7})
+
+
+ACTIONS_JS = Path(__file__).resolve().parents[2] / "js" / "widget" / "src" / "actions.js"
+
+
+def js_action_table() -> dict[str, list[str]]:
+    """`export const ACTIONS = { kind: ["field", ...], ... };` read from the front end's source."""
+    source = ACTIONS_JS.read_text(encoding="utf-8")
+    body = re.search(r"export const ACTIONS = \{(.*?)\};", source, re.S)
+    assert body, "js/widget/src/actions.js has no `export const ACTIONS = {...};` table"
+    rows = re.findall(r"^\s*([\w$]+|\"[^\"]+\")\s*:\s*\[([^\]]*)\]", body.group(1), re.M)
+    return {kind.strip('"'): re.findall(r"\"([^\"]+)\"", fields) for kind, fields in rows}
+
+
+def test_the_browsers_action_table_names_the_same_kinds_and_fields_as_the_kernels() -> None:
+    assert js_action_table() == {kind: list(spec.fields) for kind, spec in ACTIONS.items()}
+
+
+def test_every_action_kind_is_documented_in_the_widget_protocol() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "widget-protocol.md").read_text(encoding="utf-8")
+    for kind, spec in ACTIONS.items():
+        assert f"`{kind}`" in doc
+        for name in spec.fields:
+            assert f"`{name}`" in doc

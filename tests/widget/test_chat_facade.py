@@ -182,9 +182,9 @@ async def test_hostile_metadata_is_refused_with_a_visible_reason_and_never_overw
     hostile = {"version": 1, "messages": [{"role": "user", "content": "<script>alert(1)</script>",
                                            "api_key": "sk-stolen"}],
                "turns": [], "paused_turn": None, "updated_at": "2026-01-01T00:00:00Z"}
-    result = await chat.restore(hostile, {"notebook": True, "cell_id": "k"})
-    assert "can't be used" in result["notice"]
-    assert chat.widget.notice == result["notice"]
+    await chat.restore(hostile, {"notebook": True, "cell_id": "k"})
+    assert "can't be used" in str(chat.state.notice)
+    assert chat.view_state()["notice"] == chat.state.notice
     await chat.send("hello")
     assert all(m["kind"] != "persist" for m in sent(chat))
     assert chat.messages[0]["content"] == "hello"
@@ -194,9 +194,9 @@ async def test_without_a_notebook_the_chat_says_so_and_keeps_the_conversation_in
         tmp_path: Path, recording_comms: list[RecordingComm]) -> None:
     store = FileStore(tmp_path / "chat.json")
     chat = Chat(ScriptedProvider().text("kept"), key="k", store=store)
-    result = await chat.restore(None, {"notebook": False, "cell_id": None})
-    assert "No notebook document is reachable" in result["notice"]
-    assert "FileStore" in result["notice"]
+    await chat.restore(None, {"notebook": False, "cell_id": None})
+    assert "No notebook document is reachable" in str(chat.view_state()["notice"])
+    assert "FileStore" in str(chat.state.notice)
     await chat.send("hi")
     assert [m["content"] for m in store.load("k")["messages"]] == ["hi", "kept"]
     again = Chat(ScriptedProvider(), key="k", store=FileStore(tmp_path / "chat.json"))

@@ -39,7 +39,8 @@ async def test_the_widget_ships_the_built_front_end_files(widget: ChatWidget) ->
 
 async def test_header_and_key_are_synced_traits(widget: ChatWidget) -> None:
     state = widget.get_state()
-    assert (state["header"], state["key"], state["notice"]) == ("DemoModel (offline)", "k1", "")
+    assert (state["header"], state["key"]) == ("DemoModel (offline)", "k1")
+    assert "notice" not in state  # the notice travels in the view, owned by the engine
 
 
 async def test_ready_hands_the_record_to_the_controller_and_answers_with_a_snapshot(
@@ -54,10 +55,12 @@ async def test_ready_hands_the_record_to_the_controller_and_answers_with_a_snaps
     assert (widget.notebook_available, widget.cell_id) == (True, "cell-7")
 
 
-async def test_a_notice_returned_by_restore_is_shown(widget: ChatWidget, controller: InMemoryController) -> None:
-    controller.restore_result = {"notice": "The stored conversation was refused: messages is not a list."}
+async def test_the_controllers_notice_reaches_the_browser_in_the_snapshot_answering_ready(
+        widget: ChatWidget, controller: InMemoryController) -> None:
+    controller.notice = "The stored conversation was refused: messages is not a list."
     await browser_sends(widget, {"kind": "ready", "notebook": True, "record": {"messages": 3}})
-    assert widget.notice == "The stored conversation was refused: messages is not a list."
+    snapshot = next(m for m in sent(widget) if m["kind"] == "snapshot")
+    assert snapshot["view"]["notice"] == "The stored conversation was refused: messages is not a list."
 
 
 async def test_a_failing_restore_still_sends_a_snapshot_and_reports_the_error(
@@ -187,5 +190,5 @@ async def test_a_stored_record_that_is_not_an_object_is_refused_visibly_and_not_
     message = NOT_AN_OBJECT.format("list")
     info = {"notebook": True, "cell_id": "c", "record_error": message}
     assert controller.calls == [("restore", None, info)]
-    assert widget.notice == message
     assert [m["kind"] for m in sent(widget)] == ["snapshot"]
+    assert sent(widget)[0]["view"]["notice"] == message

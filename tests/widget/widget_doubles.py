@@ -19,7 +19,7 @@ class InMemoryController:
         self.subscribers: list[Any] = []
         self.calls: list[tuple[Any, ...]] = []
         self.fail_with: Exception | None = None
-        self.restore_result: dict[str, Any] = {}
+        self.notice: str | None = None
 
     # views and events
     def view_state(self) -> dict[str, Any]:
@@ -27,7 +27,7 @@ class InMemoryController:
             "messages": copy.deepcopy(self.messages),
             "status": dict(self.status),
             "continue_offer": None,
-            "notice": None,
+            "notice": self.notice,
         }
 
     def message_view(self, message_id: str) -> dict[str, Any] | None:
@@ -83,9 +83,10 @@ class InMemoryController:
     async def set_skill(self, name: str, active: bool) -> None:
         await self._record("skill", name, active)
 
-    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> dict[str, Any]:
+    async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> None:
         await self._record("restore", record, info)
-        return self.restore_result
+        if info.get("record_error"):
+            self.notice = info["record_error"]
 
     def persisted(self, key: str, ok: bool, error: str | None) -> None:
         self.calls.append(("persisted", key, ok, error))

@@ -98,8 +98,7 @@ export class ChatView {
     this.skills.render(view.skills);
     this.renderStatus(view.status ?? { request_state: "idle" });
     this.placeContinue(view);
-    this.viewNotice = view.notice ?? "";
-    this.renderNotice();
+    this.renderNotice(view.notice ?? "");
   }
 
   /** @param {string} text */
@@ -107,15 +106,8 @@ export class ChatView {
     this.title.textContent = text;
   }
 
-  /** @param {string} text the `notice` trait */
-  setNotice(text) {
-    this.traitNotice = text;
-    this.renderNotice();
-  }
-
-  renderNotice() {
-    const parts = [this.traitNotice, this.viewNotice].filter((text) => text);
-    const text = [...new Set(parts)].join(" ");
+  /** @param {string} text the view's one notice (the kernel owns it) */
+  renderNotice(text) {
     this.notice.textContent = text;
     this.notice.hidden = text === "";
   }

@@ -1,5 +1,5 @@
 // anywidget entry: `export default { initialize, render }`; render returns its cleanup.
-// Protocol: kernel↔browser custom messages, mirrored in notebook_chat/widget/actions.py.
+// Protocol: docs/widget-protocol.md (kernel↔browser); the action table mirrors notebook_chat/widget/actions.py.
 import "./styles.css";
 import { ChatView } from "./chat_view.js";
 import { connectNotebook } from "./metadata.js";
@@ -50,9 +50,7 @@ export default {
     const onCommLive = () => view.setDead();
     model.on("comm_live_update", onCommLive);
     const onHeader = () => view.setHeader(model.get("header") ?? "");
-    const onNotice = () => view.setNotice(model.get("notice") ?? "");
     onHeader();
-    onNotice();
 
     const bridgeReady = bridgeFor(model, el);
     /** @param {string} key @param {object} record */
@@ -76,7 +74,6 @@ export default {
     };
     model.on("msg:custom", onMessage);
     model.on("change:header", onHeader);
-    model.on("change:notice", onNotice);
 
     bridgeReady.then((bridge) => {
       if (disposed) return;
@@ -98,7 +95,6 @@ export default {
       disposed = true;
       model.off("msg:custom", onMessage);
       model.off("change:header", onHeader);
-      model.off("change:notice", onNotice);
       model.off("comm_live_update", onCommLive);
       view.dispose();
     };
