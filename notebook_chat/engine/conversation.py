@@ -397,6 +397,8 @@ def stored_form(message: Message) -> Message:
     content = message.get("content")
     if message.get("role") != "tool" or not isinstance(content, str) or len(content) <= MAX_TOOL_RESULT_CHARS:
         return message
+    if "truncated" in (message.get("metadata") or {}):
+        return message  # stored truncated already (a restored result): cut once, noted once
     stored: Message = {**message}
     stored["content"] = content[:MAX_TOOL_RESULT_CHARS] + TRUNCATED_NOTE.format(chars=len(content),
                                                                                 kept=MAX_TOOL_RESULT_CHARS)
