@@ -57,7 +57,8 @@ def assert_equal_modulo_truncation(loaded: list[dict[str, Any]], live: list[dict
         if truncated is None:
             assert message == original
             continue
-        assert truncated == {"chars": len(original["content"])} and len(original["content"]) > MAX_TOOL_RESULT_CHARS
+        assert truncated == {"chars": len(original["content"])}
+        assert len(original["content"]) > MAX_TOOL_RESULT_CHARS
         assert message["content"].startswith(original["content"][:MAX_TOOL_RESULT_CHARS])
         assert f"was {len(original['content'])} characters long" in message["content"]
 
