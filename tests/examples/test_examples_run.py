@@ -107,9 +107,9 @@ def test_the_example_runs_top_to_bottom_without_an_error(run_example: Callable[[
     assert all(item.execution_count for item in notebook.cells if item.cell_type == "code")
 
 
-def test_the_examples_folder_holds_the_five_notebooks_the_readme_names() -> None:
+def test_the_examples_folder_holds_the_notebooks_the_readme_names() -> None:
     assert NOTEBOOKS == ["approvals.ipynb", "continue.ipynb", "data_assistant.ipynb", "openai.ipynb",
-                         "quickstart.ipynb"]
+                         "quickstart.ipynb", "skills.ipynb"]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -210,3 +210,16 @@ def test_the_openai_example_falls_back_to_the_demo_model_without_a_key(
     assert text_of(notebook, "pick") == "DemoModel (offline)\n"
     assert "120.0 USD is 94.80 GBP." in text_of(notebook, "send")
     assert "80.0 USD is 12080.00 JPY." in text_of(notebook, "ask")
+
+
+def test_the_skills_example_follows_a_selected_skill_reads_its_reference_and_activates_one_in_auto_mode(
+        run_example: Callable[[str], Notebook]) -> None:
+    notebook = run_example("skills.ipynb")
+    assert text_of(notebook, "discover").splitlines()[0].startswith("pandas-cleaning: A checklist for cleaning")
+    assert text_of(notebook, "select") == "['pandas-cleaning', 'plotting-style'] -> ['pandas-cleaning']\n"
+    assert "- **pandas-cleaning**: Work through this checklist" in text_of(notebook, "ask")
+    assert text_of(notebook, "read").startswith("I called `read_skill_file` and got: `# Pandas cleaning reference")
+    assert text_of(notebook, "not-stored") == "False\n"
+    assert text_of(notebook, "auto").splitlines()[-1] == "['plotting-style']"
+    assert text_of(notebook, "careful").startswith("paused [{'tool_call_id'")
+    assert "- template.py (" in text_of(notebook, "careful-approve")
