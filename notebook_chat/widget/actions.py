@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .controller import ChatController
+from .controller import ChatController, Recoverable
 
 MAX_TEXT = 1_000_000
 """Longest user text, instruction, reason or edited arguments accepted (characters)."""
@@ -66,6 +66,17 @@ class ActionKind:
     handler: Handler
 
 
+def _recoverable(target: ActionTarget) -> Recoverable:
+    controller = target.controller
+    if not isinstance(controller, Recoverable):
+        raise ActionError("this chat cannot retry, remove or edit messages")
+    return controller
+
+
+async def _remove(target: ActionTarget, message_id: str) -> Any:
+    return _recoverable(target).remove_message(message_id)
+
+
 _ID = Field((str,), max_len=MAX_ID, non_empty=True)
 _OPT_TEXT = Field((str,), required=False, nullable=True, max_len=MAX_TEXT)
 
@@ -89,6 +100,11 @@ ACTIONS: dict[str, ActionKind] = {
                            lambda target, p: target.controller.continue_turn(p["instruction"])),
     "skill": ActionKind({"name": _ID, "active": Field((bool,))},
                         lambda target, p: target.controller.set_skill(p["name"], p["active"])),
+    "retry": ActionKind({"shorter": Field((bool,), required=False, nullable=True)},
+                        lambda target, p: _recoverable(target).retry(bool(p["shorter"]))),
+    "remove_message": ActionKind({"message_id": _ID}, lambda target, p: _remove(target, p["message_id"])),
+    "edit_and_resend": ActionKind({"message_id": _ID, "text": Field((str,), max_len=MAX_TEXT, non_empty=True)},
+                                  lambda target, p: _recoverable(target).edit_and_resend(p["message_id"], p["text"])),
     "persisted": ActionKind({
         "key": Field((str,), max_len=MAX_ID),
         "ok": Field((bool,)),

@@ -34,6 +34,7 @@ from ..plugins.skills import SkillMode, SkillSource
 from ..providers import DemoModel, OpenAIChat
 from ..tools.mention_source import NamespaceMentions
 from ..tools.namespace import default_namespace
+from . import recovery
 from .chat_widget import ChatWidget
 from .kernel_context import current_cell_id
 from .registry import note_displayed
@@ -260,6 +261,26 @@ class Chat:
     async def set_skill(self, name: str, active: bool) -> list[str]:
         """The widget's skill chip: turn ``name`` on or off; returns the active skills."""
         return self.skills.select(name) if active else self.skills.deselect(name)
+
+    # -- recovery after a failed turn (see .recovery) -------------------------------------------------------------
+    async def retry(self, shorter: bool = False) -> dict[str, Any]:
+        """Send the failed turn's request again; ``shorter=True`` halves the context budget first, leaving out
+        older whole turns. Raises ``ValueError`` when the latest turn did not fail or a turn runs."""
+        await self._await_front_end()
+        with contextlib.suppress(ProviderError):
+            return await recovery.retry(self.engine, shorter=bool(shorter))
+        return {"status": "error", "error": self.engine.state.error}
+
+    def remove_message(self, message_id: str) -> dict[str, Any]:
+        """Remove a message you sent and what answered it (e.g. one the server rejected as too long)."""
+        return recovery.remove_message(self.engine, message_id)
+
+    async def edit_and_resend(self, message_id: str, text: str) -> dict[str, Any]:
+        """Replace the last message you sent (and what followed it) with ``text`` and send it."""
+        await self._await_front_end()
+        with contextlib.suppress(ProviderError):
+            return await recovery.edit_and_resend(self.engine, message_id, text)
+        return {"status": "error", "error": self.engine.state.error}
 
     async def _decide(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
         await self._await_front_end()

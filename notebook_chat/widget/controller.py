@@ -48,6 +48,17 @@ class ChatController(Protocol):
         ...
 
 
+@runtime_checkable
+class Recoverable(Protocol):
+    """Optional: a controller that can recover a failed turn (the ``Chat`` facade; see ``widget/recovery.py``)."""
+
+    async def retry(self, shorter: bool = False) -> Any: ...
+
+    def remove_message(self, message_id: str) -> Any: ...
+
+    async def edit_and_resend(self, message_id: str, text: str) -> Any: ...
+
+
 class PersistAware(Protocol):
     """Optional: a controller with this method hears the browser's acknowledgement of a metadata write."""
 

@@ -8,7 +8,9 @@ from typing import Any
 
 from ..engine import Message, MessageEngine
 from ..engine.conversation import MAX_TOOL_RESULT_CHARS
+from ..engine.usage import total_usage, usage_of
 from ..plugins import SkillPlugin, continue_offer
+from .recovery import retry_offer
 
 
 def pretty_arguments(arguments: str, *, streaming: bool) -> str:
@@ -39,6 +41,11 @@ def message_view(message: Message, results: dict[str, Message]) -> dict[str, Any
         view["error"] = state["error"]
     if metadata.get("injected"):
         view["injected"] = True
+    usage = usage_of(message)
+    if usage:
+        view["usage"] = usage
+    if metadata.get("left_out_turns"):
+        view["left_out_turns"] = metadata["left_out_turns"]
     if message.get("role") == "user" and metadata.get("mentions"):
         view["mentions"] = mention_chips(metadata["mentions"])
     calls = message.get("tool_calls")
@@ -95,8 +102,15 @@ def conversation_view(engine: MessageEngine) -> dict[str, Any]:
         "status": {"request_state": state.request_state, "processing_state": state.processing_state,
                    "error": state.error},
         "continue_offer": {"message_id": offer["message_id"], "reason": offer["reason"]} if offer else None,
+        "retry_offer": retry_offer_view(engine),
+        "usage_total": total_usage(messages),
         "notice": state.notice,
     }
+
+
+def retry_offer_view(engine: MessageEngine) -> dict[str, Any] | None:
+    offer = retry_offer(engine)
+    return {"message_id": offer["message_id"], "reason": offer["reason"]} if offer else None
 
 
 def skills_view(plugin: SkillPlugin) -> dict[str, Any] | None:

@@ -15,6 +15,9 @@ VALID: dict[str, dict[str, Any]] = {
     "continue": {"kind": "continue", "instruction": "go on"},
     "persisted": {"kind": "persisted", "key": "k", "ok": False, "error": "disk full"},
     "skill": {"kind": "skill", "name": "pandas-cleaning", "active": False},
+    "retry": {"kind": "retry", "shorter": True},
+    "remove_message": {"kind": "remove_message", "message_id": "msg_1"},
+    "edit_and_resend": {"kind": "edit_and_resend", "message_id": "msg_1", "text": "shorter"},
 }
 
 

@@ -10,6 +10,9 @@ export const ACTIONS = {
   deny: ["tool_call_id", "reason"],
   continue: ["instruction"],
   skill: ["name", "active"],
+  retry: ["shorter"],
+  remove_message: ["message_id"],
+  edit_and_resend: ["message_id", "text"],
   persisted: ["key", "ok", "error"],
 };
 
