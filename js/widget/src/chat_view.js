@@ -7,6 +7,7 @@ import { t } from "./i18n.js";
 import { containKeys } from "./keys.js";
 import { button } from "./markdown.js";
 import { MessageList } from "./message_list.js";
+import { RecoveryBar, UsageTotal } from "./recovery.js";
 import { ScrollFollower } from "./scroll_follow.js";
 import { SkillChips } from "./skill_chips.js";
 
@@ -63,11 +64,13 @@ export class ChatView {
     this.listBox.append(this.list.el, this.follower.jump);
     this.continueBox = this.buildContinue();
     this.status = div("nbc-status");
+    this.recovery = new RecoveryBar(send);
+    this.usage = new UsageTotal();
     this.errorLine = div("nbc-error");
     this.errorLine.hidden = true;
     this.composer = this.buildComposer();
     el.append(this.header, this.deadNotice, this.notice, this.skills.el, this.listBox, this.continueBox, this.status,
-      this.errorLine, this.composer);
+      this.errorLine, this.recovery.el, this.usage.el, this.composer);
     this.releaseKeys = containKeys(el, {
       onEscape: () => {
         if (this.dead || !(this.running() || this.paused())) return false;
@@ -98,6 +101,8 @@ export class ChatView {
     this.skills.render(view.skills);
     this.renderStatus(view.status ?? { request_state: "idle" });
     this.placeContinue(view);
+    this.recovery.render(view.retry_offer, view.messages ?? [], (id) => this.list.node(id), this.running() || this.paused());
+    this.usage.render(view.usage_total);
     this.renderNotice(view.notice ?? "");
   }
 
