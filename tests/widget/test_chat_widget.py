@@ -83,6 +83,11 @@ async def test_a_failing_restore_still_sends_a_snapshot_and_reports_the_error(
         ({"kind": "continue", "instruction": None}, ("continue", None)),
         ({"kind": "persisted", "key": "k1", "ok": True, "error": None}, ("persisted", "k1", True, None)),
         ({"kind": "skill", "name": "pandas-cleaning", "active": True}, ("skill", "pandas-cleaning", True)),
+        ({"kind": "retry", "shorter": True}, ("retry", True)),
+        ({"kind": "retry"}, ("retry", False)),
+        ({"kind": "remove_message", "message_id": "msg_1"}, ("remove_message", "msg_1")),
+        ({"kind": "edit_and_resend", "message_id": "msg_1", "text": "shorter"},
+         ("edit_and_resend", "msg_1", "shorter")),
     ],
 )
 async def test_each_action_reaches_the_controller_and_is_acknowledged(

@@ -83,6 +83,17 @@ class InMemoryController:
     async def set_skill(self, name: str, active: bool) -> None:
         await self._record("skill", name, active)
 
+    async def retry(self, shorter: bool = False) -> None:
+        await self._record("retry", shorter)
+
+    def remove_message(self, message_id: str) -> None:
+        self.calls.append(("remove_message", message_id))
+        if self.fail_with is not None:
+            raise self.fail_with
+
+    async def edit_and_resend(self, message_id: str, text: str) -> None:
+        await self._record("edit_and_resend", message_id, text)
+
     async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> None:
         await self._record("restore", record, info)
         if info.get("record_error"):
