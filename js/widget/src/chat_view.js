@@ -48,8 +48,10 @@ export class ChatView {
     this.storage = div("nbc-storage");
     this.storage.hidden = true;
     this.notice = div("nbc-notice");
+    this.notice.setAttribute("role", "status");
     this.notice.hidden = true;
     this.deadNotice = div("nbc-dead");
+    this.deadNotice.setAttribute("role", "alert");
     this.deadNotice.hidden = true;
     this.header.append(this.title, this.storage);
 
@@ -58,19 +60,24 @@ export class ChatView {
       send,
       insertCell: () => this.insertCell,
       pendingApproval: (card) => this.revealApproval(card),
+      replyFinished: (text) => this.announcer.say(t("a11y.reply_finished", { text })),
     });
     this.follower = new ScrollFollower(this.list.el);
     this.listBox = div("nbc-list-box");
     this.listBox.append(this.list.el, this.follower.jump);
     this.continueBox = this.buildContinue();
     this.status = div("nbc-status");
+    this.status.setAttribute("role", "status");
+    this.status.setAttribute("aria-live", "polite");
     this.recovery = new RecoveryBar(send);
     this.usage = new UsageTotal();
     this.errorLine = div("nbc-error");
+    this.errorLine.setAttribute("role", "alert");
     this.errorLine.hidden = true;
     this.composer = this.buildComposer();
+    this.announcer = new Announcer();
     el.append(this.header, this.deadNotice, this.notice, this.skills.el, this.listBox, this.continueBox, this.status,
-      this.errorLine, this.recovery.el, this.usage.el, this.composer);
+      this.errorLine, this.recovery.el, this.usage.el, this.composer, this.announcer.el);
     this.releaseKeys = containKeys(el, {
       onEscape: () => {
         if (this.dead || !(this.running() || this.paused())) return false;
@@ -96,6 +103,8 @@ export class ChatView {
 
   /** @param {View} view */
   applySnapshot(view) {
+    // a reply that arrives whole is announced only when a turn was running (not for restored history)
+    this.list.live = this.running();
     this.view = view;
     this.list.reconcile(view.messages ?? []);
     this.skills.render(view.skills);
@@ -167,8 +176,8 @@ export class ChatView {
     } else if (state === "paused") text = t("status.paused");
     else if (state === "error") text = t("status.error", { error: status.error ?? t("status.error_unknown") });
     else if (state === "aborted") text = t("status.aborted");
-    this.status.textContent = text;
-    this.status.hidden = text === "";
+    // never hidden: a live region must stay in the accessibility tree to be heard when its text changes
+    if (this.status.textContent !== text) this.status.textContent = text;
     this.sending = false;
     this.renderComposer();
   }
@@ -196,6 +205,7 @@ export class ChatView {
     input.dataset.field = "input";
     input.rows = 2;
     input.placeholder = t("composer.placeholder");
+    input.setAttribute("aria-label", t("composer.label"));
     input.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
@@ -242,14 +252,23 @@ export class ChatView {
     });
   }
 
-  /** A new pending approval: scrolled into view in the list, its Approve button focused. @param {HTMLElement} card */
+  /**
+   * A new pending approval: scrolled into view in the list, its Approve button focused — unless the user is writing
+   * in the composer (a draft in it has the focus): then the focus stays and the status line says what waits.
+   * @param {HTMLElement} card
+   */
   revealApproval(card) {
     requestAnimationFrame(() => {
       if (!card.isConnected || this.dead) return;
       this.follower.reveal(card);
+      if (this.typingInComposer()) return;
       const approve = /** @type {HTMLButtonElement|null} */ (card.querySelector("[data-action=approve]"));
       approve?.focus({ preventScroll: true });
     });
+  }
+
+  typingInComposer() {
+    return document.activeElement === this.input && this.input.value.trim() !== "";
   }
 
   buildContinue() {
@@ -262,7 +281,9 @@ export class ChatView {
     instruction.className = "nbc-continue-instruction";
     instruction.dataset.field = "continue-instruction";
     instruction.placeholder = t("continue.instruction");
+    instruction.setAttribute("aria-label", t("continue.instruction_label"));
     const error = div("nbc-action-error");
+    error.setAttribute("role", "alert");
     error.hidden = true;
     instruction.addEventListener("keydown", (e) => {
       if (e.key === "Enter") go.click();
@@ -337,6 +358,26 @@ export class ChatView {
     this.follower.dispose();
     this.list.dispose();
     this.el.replaceChildren();
+  }
+}
+
+/**
+ * A visually hidden polite live region: finished replies are read out once (the log itself is not live, so a
+ * streaming reply is not read token by token).
+ */
+class Announcer {
+  constructor() {
+    this.el = div("nbc-sr-only nbc-announcer");
+    this.el.setAttribute("aria-live", "polite");
+    this.el.setAttribute("aria-atomic", "true");
+    this.el.dataset.field = "announcer";
+  }
+
+  /** @param {string} text */
+  say(text) {
+    // the same words twice are a change too: empty the region, then fill it on the next frame
+    this.el.textContent = "";
+    requestAnimationFrame(() => (this.el.textContent = text));
   }
 }
 

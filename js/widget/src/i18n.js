@@ -4,6 +4,18 @@
 
 /** @type {Record<string, string>} */
 const en = {
+  "composer.label": "Message",
+  "continue.instruction_label": "Continue instruction",
+  "a11y.messages": "Conversation",
+  "a11y.user_message": "You",
+  "a11y.assistant_message": "Assistant",
+  "a11y.reply_finished": "Reply: {text}",
+  "code.copy_named": "Copy {lang} code",
+  "code.copy_unnamed": "Copy code",
+  "code.insert_named": "Insert {lang} code as a cell below",
+  "code.insert_unnamed": "Insert code as a cell below",
+  "tool.deny_reason_label": "Deny reason",
+  "tool.group": "Tool call {name}: {status}",
   "composer.placeholder": "Message (Enter to send, Shift+Enter for a new line, Esc to stop)",
   "composer.send": "Send",
   "composer.stop": "Stop",
@@ -83,6 +95,18 @@ const en = {
 
 /** @type {Record<string, string>} */
 const zhCN = {
+  "composer.label": "消息",
+  "continue.instruction_label": "继续时的说明",
+  "a11y.messages": "对话",
+  "a11y.user_message": "你",
+  "a11y.assistant_message": "助手",
+  "a11y.reply_finished": "回复：{text}",
+  "code.copy_named": "复制 {lang} 代码",
+  "code.copy_unnamed": "复制代码",
+  "code.insert_named": "将 {lang} 代码插入为下方的单元格",
+  "code.insert_unnamed": "将代码插入为下方的单元格",
+  "tool.deny_reason_label": "拒绝理由",
+  "tool.group": "工具调用 {name}：{status}",
   "composer.placeholder": "输入消息（Enter 发送，Shift+Enter 换行，Esc 停止）",
   "composer.send": "发送",
   "composer.stop": "停止",

@@ -146,6 +146,8 @@ function codeBlock(pre, source, lang, insertCell) {
   label.className = "nbc-code-lang";
   label.textContent = lang ?? "";
   const copy = button(t("code.copy"), "copy-code");
+  // the visible word starts the accessible name, which says which block (WCAG 2.5.3)
+  copy.setAttribute("aria-label", lang ? t("code.copy_named", { lang }) : t("code.copy_unnamed"));
   copy.addEventListener("click", () => {
     navigator.clipboard?.writeText(source).then(
       () => flash(copy, t("code.copied")),
@@ -153,6 +155,7 @@ function codeBlock(pre, source, lang, insertCell) {
     );
   });
   const insert = button(t("code.insert"), "insert-cell");
+  insert.setAttribute("aria-label", lang ? t("code.insert_named", { lang }) : t("code.insert_unnamed"));
   insert.hidden = insertCell === null;
   if (insertCell) insert.addEventListener("click", () => insertCell(source));
   bar.append(label, copy, insert);

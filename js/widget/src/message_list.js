@@ -11,7 +11,7 @@ import { ToolCard } from "./tool_card.js";
  * @typedef {{id: string, role: string, content?: string|null, reasoning_content?: string, hidden?: boolean,
  *   loading?: boolean, error?: string, tool_calls?: import("./tool_card.js").ToolCallView[]}} MessageView
  * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null,
- *   pendingApproval: (card: HTMLElement) => void}} Hooks
+ *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void}} Hooks
  */
 
 /** Runs dirty renders once per frame. */
@@ -48,6 +48,14 @@ export class MessageList {
     this.hooks = hooks;
     this.el = document.createElement("div");
     this.el.className = "nbc-messages";
+    // an ARIA log (WAI-ARIA chat practice) that is not itself live: finished replies are announced once by the
+    // view's announcer instead of every streamed token
+    this.el.setAttribute("role", "log");
+    this.el.setAttribute("aria-live", "off");
+    this.el.setAttribute("aria-label", t("a11y.messages"));
+    this.el.tabIndex = 0;
+    /** true while a turn runs: a reply that arrives whole then is new, not restored history */
+    this.live = false;
     /** @type {Map<string, MessageNode>} */
     this.nodes = new Map();
     this.scheduler = new FrameScheduler();
@@ -68,7 +76,7 @@ export class MessageList {
     for (const message of visible) {
       let node = this.nodes.get(message.id);
       if (!node) {
-        node = new MessageNode(message, this.hooks, this.scheduler);
+        node = new MessageNode(message, this.hooks, this.scheduler, this.live);
         this.nodes.set(message.id, node);
       } else {
         node.update(message);
@@ -107,9 +115,14 @@ function nextMessageEl(node) {
 }
 
 class MessageNode {
-  /** @param {MessageView} message @param {Hooks} hooks @param {FrameScheduler} scheduler */
-  constructor(message, hooks, scheduler) {
+  /**
+   * @param {MessageView} message @param {Hooks} hooks @param {FrameScheduler} scheduler
+   * @param {boolean} live a turn is running: a finished reply drawn now is announced
+   */
+  constructor(message, hooks, scheduler, live) {
     this.hooks = hooks;
+    /** announce the reply once its text is drawn */
+    this.announce = live && message.role === "assistant" && message.loading !== true;
     this.scheduler = scheduler;
     this.disposed = false;
     this.content = "";
@@ -132,6 +145,8 @@ class MessageNode {
     el.className = `nbc-message nbc-${message.role}`;
     el.dataset.messageId = message.id;
     el.dataset.role = message.role;
+    el.setAttribute("role", "article");
+    el.setAttribute("aria-label", t(message.role === "user" ? "a11y.user_message" : "a11y.assistant_message"));
     this.thinking = document.createElement("details");
     this.thinking.className = "nbc-thinking";
     const summary = document.createElement("summary");
@@ -146,6 +161,7 @@ class MessageNode {
     this.tools.className = "nbc-tools";
     this.error = document.createElement("div");
     this.error.className = "nbc-message-error";
+    this.error.setAttribute("role", "alert");
     this.error.hidden = true;
     el.append(this.thinking, this.body, this.tools, this.error);
     this.update(message);
@@ -162,7 +178,11 @@ class MessageNode {
     const wasLoading = this.el.dataset.loading === "true";
     const loading = message.loading === true;
     this.el.dataset.loading = String(loading);
+    if (loading) this.el.setAttribute("aria-busy", "true");
+    else this.el.removeAttribute("aria-busy");
+    if (wasLoading && !loading && message.role === "assistant") this.announce = true;
     this.setContent(message.content ?? "");
+    if (this.renderedContent === this.content) this.announceIfFinished();
     this.setReasoning(message.reasoning_content ?? "");
     if (!this.thinking.hidden) {
       if (loading && !this.thinking.dataset.touched) this.thinking.open = true;
@@ -239,9 +259,20 @@ class MessageNode {
     }
     this.pending = pending;
     this.renderedContent = pending ? null : this.content;
+    if (!pending) this.announceIfFinished();
     this.lastRender = performance.now();
     this.renderCost = this.lastRender - start;
     return !pending;
+  }
+
+  /** A finished reply is read out once, as drawn (its text, not its markdown source). */
+  announceIfFinished() {
+    if (!this.announce || this.el.dataset.loading === "true") return;
+    this.announce = false;
+    const drawn = /** @type {HTMLElement} */ (this.body.cloneNode(true));
+    for (const bar of drawn.querySelectorAll(".nbc-code-bar")) bar.remove();
+    const text = (drawn.textContent ?? "").replace(/\s+/g, " ").trim();
+    if (text !== "") this.hooks.replyFinished?.(text.length > 600 ? `${text.slice(0, 600)}…` : text);
   }
 
   /**

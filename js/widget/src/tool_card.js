@@ -1,4 +1,5 @@
 // One card per tool call: name, arguments, status, result/error/display; Approve / Deny while awaiting approval.
+import { t } from "./i18n.js";
 import { button, codeElement, sanitize } from "./markdown.js";
 
 const STATUS_LABEL = {
@@ -77,6 +78,8 @@ export class ToolCard {
     badge.textContent = STATUS_LABEL[/** @type {keyof typeof STATUS_LABEL} */ (call.status)] ?? call.status;
     head.append(name, badge);
     el.append(head);
+    el.setAttribute("role", "group");
+    el.setAttribute("aria-label", t("tool.group", { name: name.textContent, status: badge.textContent }));
 
     if (call.status === "awaiting-approval") {
       el.append(...codePreviews(call.arguments));
@@ -122,6 +125,7 @@ export class ToolCard {
     editor.dataset.field = "arguments";
     editor.spellcheck = false;
     editor.value = initial;
+    editor.setAttribute("aria-label", t("tool.arguments_editable"));
     editor.rows = Math.min(12, Math.max(2, initial.split("\n").length));
     this.editor = editor;
     const invalid = note("nbc-tool-args-invalid", "");
@@ -139,6 +143,7 @@ export class ToolCard {
     reason.className = "nbc-deny-reason";
     reason.dataset.field = "deny-reason";
     reason.placeholder = "Reason (optional, sent to the model)";
+    reason.setAttribute("aria-label", t("tool.deny_reason_label"));
     const confirm = button("Deny tool call", "deny-confirm");
     const cancel = button("Cancel", "deny-cancel");
     denyForm.append(reason, confirm, cancel);
