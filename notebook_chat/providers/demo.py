@@ -7,7 +7,8 @@ Continue) before anyone configures a real model. The same request body and seed 
   description: "what's the weather in Paris" → ``get_weather``): it calls them, in parallel when several
   match, with arguments read from the text (numbers, quoted strings, a capitalized word or the word after
   "in/for/of", defaults otherwise). Never with ``tool_choice="none"`` or without tools.
-- The last messages are tool results: it summarizes them (a denied or cancelled call is acknowledged).
+- The last messages are tool results: it summarizes them (a denied or cancelled call is acknowledged); injected
+  ``describe`` results of ``@name`` / ``@error`` mentions get a reply about what they describe (demo_context.py).
 - Otherwise it answers in markdown, lists the tools and the demo commands.
 
 Demo commands in the user's text: ``/demo length`` (cut off with finish reason ``length``), ``/demo error``
@@ -30,6 +31,7 @@ from typing import Any
 
 from notebook_chat.engine.errors import ProviderError
 from notebook_chat.engine.provider import CancelHandle
+from notebook_chat.providers.demo_context import reply_to_mentions
 from notebook_chat.providers.demo_skills import followed_skills, plan_skill_call, skill_enum
 
 _WORDS = re.compile(r"\s*\S+\s*")
@@ -162,7 +164,7 @@ class DemoModel:
         messages: list[dict[str, Any]] = list(body.get("messages") or [])
         last = messages[-1] if messages else {}
         if last.get("role") == "tool":
-            return _Reply(_summarize_results(messages))
+            return _Reply(reply_to_mentions(messages) or _summarize_results(messages))
         text = _text(last.get("content")) if last.get("role") == "user" else ""
         if _is_continuation(text, messages):
             return _Reply(_continuation(messages))

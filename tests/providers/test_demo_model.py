@@ -303,3 +303,22 @@ async def test_the_seed_changes_the_wording_but_not_the_behaviour() -> None:
     replies = [await stream(user("hello"), seed=seed) for seed in range(8)]
     assert len({reply.text for reply in replies}) > 1
     assert {reply.finish_reason for reply in replies} == {"stop"}
+
+
+async def test_the_demo_model_answers_injected_describe_results_by_what_they_describe() -> None:
+    from notebook_chat.providers.demo_context import reply_to_mentions
+
+    def pair(call_id: str, name: str, arguments: str, content: str) -> list[dict[str, Any]]:
+        call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        return [{"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": call_id, "content": content}]
+
+    described = pair("c1", "describe", '{"name": "df"}',
+                     "DataFrame df: 4 rows × 1 columns\n\n"
+                     "Columns (dtype, non-null values):\n  price: float64, 3 non-null")
+    reply = reply_to_mentions([{"role": "user", "content": "@df?"}, *described])
+    assert reply is not None
+    assert reply.startswith("**`df`** is a DataFrame with 4 rows × 1 columns: `price` (float64). "
+                            "Missing values: `price` (1 of 4).")
+    own_call = pair("c2", "lookup", "{}", "sunny")
+    assert reply_to_mentions([{"role": "user", "content": "@df?"}, *described, *own_call]) is None
