@@ -60,6 +60,22 @@ class NamespaceMentions:
             return None
         return describe_value(name, namespace[name], max_chars=self.max_chars)
 
+    def options(self, prefix: str, *, limit: int = 20) -> list[dict[str, Any]]:
+        """What the composer offers after ``@prefix``: DataFrames first (with their shape), then the other user
+        variables, then ``error`` when an exception exists; names starting with ``prefix`` (case-insensitive)."""
+        namespace = self.namespace
+        wanted = prefix.lower()
+        found = [(name, value) for name, value in list(namespace.items())
+                 if name.lower().startswith(wanted) and _is_user_variable(name, value, namespace)]
+        frames = [name for name, value in found if names.type_name(value) == "pandas.DataFrame"]
+        ordered = frames + [name for name, _ in found if name not in frames]
+        options = [{"name": name, "label": self.label(name) or "", "dataframe": name in frames}
+                   for name in ordered[:limit]]
+        error_label = self.label(ERROR_MENTION) if ERROR_MENTION.startswith(wanted) else None
+        if error_label is not None and len(options) < limit and ERROR_MENTION not in namespace:
+            options.append({"name": ERROR_MENTION, "label": error_label, "dataframe": False})
+        return options
+
     def unknown(self, name: str) -> str:
         if name == ERROR_MENTION:
             return last_error.NO_ERROR
@@ -85,6 +101,13 @@ def _body(value: Any) -> str:
         except (OSError, TypeError):
             pass
     return "repr (bounded):\n" + _REPR.repr(value)
+
+
+def _is_user_variable(name: str, value: Any, namespace: dict[str, Any]) -> bool:
+    try:
+        return names.is_user_variable(name, value, namespace)
+    except Exception:  # an object that breaks inspection is not offered
+        return False
 
 
 def _safe(compute: Callable[[], Any], fallback: Any) -> Any:

@@ -56,6 +56,8 @@ class ActionTarget(Protocol):
 
     async def on_persisted(self, payload: dict[str, Any]) -> None: ...
 
+    async def on_complete_mentions(self, payload: dict[str, Any]) -> None: ...
+
 
 Handler = Callable[[ActionTarget, dict[str, Any]], Awaitable[Any]]
 
@@ -105,6 +107,8 @@ ACTIONS: dict[str, ActionKind] = {
     "remove_message": ActionKind({"message_id": _ID}, lambda target, p: _remove(target, p["message_id"])),
     "edit_and_resend": ActionKind({"message_id": _ID, "text": Field((str,), max_len=MAX_TEXT, non_empty=True)},
                                   lambda target, p: _recoverable(target).edit_and_resend(p["message_id"], p["text"])),
+    "complete_mentions": ActionKind({"prefix": Field((str,), max_len=100)},
+                                    lambda target, p: target.on_complete_mentions(p)),
     "persisted": ActionKind({
         "key": Field((str,), max_len=MAX_ID),
         "ok": Field((bool,)),

@@ -332,6 +332,11 @@ class Chat:
                 self.store = NotebookMetadataStore(self.widget.persist)
             self._start_autosave(self.store)
 
+    def complete_mentions(self, prefix: str) -> list[dict[str, Any]]:
+        """The composer's ``@`` autocomplete: the variables whose names start with ``prefix``, DataFrames first."""
+        source = self.mentions.source
+        return source.options(prefix) if isinstance(source, NamespaceMentions) else []
+
     async def aclose(self) -> None:
         """Stop a running turn, close the widget and what the chat's plugins hold open (MCP connections)."""
         if self.engine.state.is_processing:

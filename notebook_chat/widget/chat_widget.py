@@ -19,7 +19,7 @@ import anywidget
 import traitlets
 
 from .actions import ACTIONS, Action, ActionError, parse_action
-from .controller import ChatController
+from .controller import ChatController, MentionAware
 from .loops import current_loop, running_loop
 from .view_stream import ViewStream
 
@@ -134,6 +134,12 @@ class ChatWidget(anywidget.AnyWidget):
             await self._controller.restore(record, info)
         finally:
             self._stream.send_snapshot()
+
+    async def on_complete_mentions(self, payload: dict[str, Any]) -> None:
+        """The composer typed ``@prefix``: answer with the matching variables (none without mentions)."""
+        controller, prefix = self._controller, payload["prefix"]
+        options = controller.complete_mentions(prefix) if isinstance(controller, MentionAware) else []
+        self._post({"kind": "mention_options", "prefix": prefix, "options": options})
 
     async def on_persisted(self, payload: dict[str, Any]) -> None:
         key, ok, error = payload["key"], payload["ok"], payload["error"]

@@ -59,6 +59,13 @@ class Recoverable(Protocol):
     async def edit_and_resend(self, message_id: str, text: str) -> Any: ...
 
 
+@runtime_checkable
+class MentionAware(Protocol):
+    """Optional: a controller with this method answers the composer's ``@`` autocomplete."""
+
+    def complete_mentions(self, prefix: str) -> list[dict[str, Any]]: ...
+
+
 class PersistAware(Protocol):
     """Optional: a controller with this method hears the browser's acknowledgement of a metadata write."""
 

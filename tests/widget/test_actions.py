@@ -18,6 +18,7 @@ VALID: dict[str, dict[str, Any]] = {
     "retry": {"kind": "retry", "shorter": True},
     "remove_message": {"kind": "remove_message", "message_id": "msg_1"},
     "edit_and_resend": {"kind": "edit_and_resend", "message_id": "msg_1", "text": "shorter"},
+    "complete_mentions": {"kind": "complete_mentions", "prefix": "df"},
 }
 
 
@@ -44,7 +45,8 @@ def test_optional_fields_accept_null() -> None:
 
 
 def test_an_unknown_kind_is_rejected_naming_the_known_kinds() -> None:
-    with pytest.raises(ActionError, match=r"unknown action kind 'explode' \(known: approve, continue"):
+    known = r"unknown action kind 'explode' \(known: approve, complete_mentions, continue"
+    with pytest.raises(ActionError, match=known):
         parse_action({"kind": "explode"})
 
 

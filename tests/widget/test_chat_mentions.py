@@ -95,3 +95,30 @@ async def test_a_temp_mention_never_reaches_the_store(recording_comms: list[Reco
     record = chat.engine.export_record()
     assert [m["role"] for m in record["messages"]] == ["user", "assistant"]
     assert record["messages"][0]["metadata"]["mentions"][0]["temp"] is True
+
+
+async def test_the_composer_autocomplete_offers_dataframes_first_with_their_shape(
+        recording_comms: list[RecordingComm]) -> None:
+    namespace = {"__name__": "__main__", "data_path": "x.csv", "df": pd.DataFrame({"a": [1, 2]}), "_hidden": 1,
+                 "pd": pd, "dfs": [1, 2, 3]}
+    chat = Chat(ScriptedProvider(), namespace=namespace)
+    chat.widget._handle_custom_msg({"kind": "complete_mentions", "prefix": "d", "request_id": "r1"}, [])
+    await answered(chat, "r1")
+    reply = next(m for m in sent(chat) if m.get("kind") == "mention_options")
+    assert reply["prefix"] == "d"
+    assert reply["options"] == [
+        {"name": "df", "label": "pandas.DataFrame, shape (2, 1)", "dataframe": True},
+        {"name": "data_path", "label": "str, len 5", "dataframe": False},
+        {"name": "dfs", "label": "list, len 3", "dataframe": False}]
+
+
+def test_the_autocomplete_matches_case_insensitively_and_offers_error_after_an_exception(
+        monkeypatch: pytest.MonkeyPatch, recording_comms: list[RecordingComm]) -> None:
+    import sys
+
+    chat = Chat(ScriptedProvider(), namespace={"Sales": 1, "errors_seen": 2})
+    monkeypatch.delattr(sys, "last_value", raising=False)
+    assert [o["name"] for o in chat.complete_mentions("e")] == ["errors_seen"]
+    monkeypatch.setattr(sys, "last_value", KeyError("profit"), raising=False)
+    assert [o["name"] for o in chat.complete_mentions("E")] == ["errors_seen", "error"]
+    assert [o["name"] for o in chat.complete_mentions("sa")] == ["Sales"]

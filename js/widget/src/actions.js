@@ -13,6 +13,7 @@ export const ACTIONS = {
   retry: ["shorter"],
   remove_message: ["message_id"],
   edit_and_resend: ["message_id", "text"],
+  complete_mentions: ["prefix"],
   persisted: ["key", "ok", "error"],
 };
 

@@ -6,6 +6,7 @@ import { readDraft, writeDraft } from "./drafts.js";
 import { t } from "./i18n.js";
 import { containKeys } from "./keys.js";
 import { button } from "./markdown.js";
+import { MentionMenu } from "./mentions.js";
 import { MessageList } from "./message_list.js";
 import { RecoveryBar, UsageTotal } from "./recovery.js";
 import { ScrollFollower } from "./scroll_follow.js";
@@ -76,6 +77,7 @@ export class ChatView {
     this.errorLine.hidden = true;
     this.composer = this.buildComposer();
     this.announcer = new Announcer();
+    this.mentions = new MentionMenu(this.input, send, this.composer);
     el.append(this.header, this.deadNotice, this.notice, this.skills.el, this.listBox, this.continueBox, this.status,
       this.errorLine, this.recovery.el, this.usage.el, this.composer, this.announcer.el);
     this.releaseKeys = containKeys(el, {
@@ -99,6 +101,7 @@ export class ChatView {
     if (msg.kind === "snapshot") this.applySnapshot(msg.view);
     else if (msg.kind === "delta") this.list.applyDelta(msg.ops ?? []);
     else if (msg.kind === "action_result") this.actions.result(msg, (error) => this.showError(error));
+    else if (msg.kind === "mention_options") this.mentions.show(msg);
   }
 
   /** @param {View} view */

@@ -3,6 +3,7 @@
 // is slow), never the whole conversation, and incrementally (streaming_markdown.js): finished blocks are drawn
 // once, only the open tail is redrawn, so a frame's work does not grow with the reply.
 import { enhanceCodeBlocks } from "./markdown.js";
+import { mentionChips, renderChips } from "./mentions.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { t } from "./i18n.js";
 import { ToolCard } from "./tool_card.js";
@@ -163,7 +164,8 @@ class MessageNode {
     this.error.className = "nbc-message-error";
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
-    el.append(this.thinking, this.body, this.tools, this.error);
+    this.chips = mentionChips();
+    el.append(this.thinking, this.body, this.chips, this.tools, this.error);
     this.update(message);
   }
 
@@ -184,6 +186,7 @@ class MessageNode {
     this.setContent(message.content ?? "");
     if (this.renderedContent === this.content) this.announceIfFinished();
     this.setReasoning(message.reasoning_content ?? "");
+    renderChips(this.chips, message.mentions);
     if (!this.thinking.hidden) {
       if (loading && !this.thinking.dataset.touched) this.thinking.open = true;
       if (wasLoading && !loading) this.thinking.open = false;
