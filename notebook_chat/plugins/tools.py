@@ -19,6 +19,7 @@ from ..engine.history import OUTCOME_UNKNOWN, arguments_object_or_none, normaliz
 from ..engine.messages import tool_result_message
 from ..engine.plugin import ToolProvider
 from ..persistence import capture_snapshot, check_paused_turn, check_restorable
+from ..persistence.approval_ledger import ApprovalLedger, Decision, arguments_sha256
 from .tool_definition import Tool, ToolResult, as_tool
 
 TOOL_RESUME = "tool.resume"
@@ -27,6 +28,8 @@ TOOL_REJECT = "tool.reject"
 DENIED_BY_USER = "Denied by the user."
 ARGUMENTS_INCOMPLETE = ("arguments incomplete: the reply reached the output-token limit before this call's "
                         "arguments were complete, so it was not run")
+ALREADY_DECIDED = "already decided in an earlier kernel — outcome unknown"
+ALREADY_RAN = "already run in an earlier kernel"
 CANCELLED_BY_USER = "Cancelled by the user: the turn was stopped before this call was approved."
 NOT_RESTORED = "{reason}. Nothing was run; the messages are kept."
 
@@ -55,6 +58,7 @@ class ToolPlugin(Plugin):
         before_call_tools: Callable[[list[ToolCall], PluginContext], Any] | None = None,
         on_tool_call_start: Callable[[ToolCall, PluginContext], Any] | None = None,
         on_tool_call_end: Callable[[ToolCall, ToolResult, PluginContext], Any] | None = None,
+        ledger: ApprovalLedger | None = None,
     ) -> None:
         self._tools: dict[str, Tool] = {}
         for item in tools:
@@ -65,6 +69,8 @@ class ToolPlugin(Plugin):
         self.before_call_tools = before_call_tools
         self.on_tool_call_start = on_tool_call_start
         self.on_tool_call_end = on_tool_call_end
+        self.ledger = ledger
+        """Where every started call is noted durably before it runs (exactly once across closed tabs)."""
         self._ctx: PluginContext | None = None
 
     # -- tools ------------------------------------------------------------------------------------------------
@@ -151,7 +157,7 @@ class ToolPlugin(Plugin):
                 to_run.append((call, tool))
         ctx.set_processing_state("calling-tools")
         ctx.notify()
-        await asyncio.gather(*(self._execute(ctx, message, call, tool) for call, tool in to_run))
+        await asyncio.gather(*(self._execute(ctx, message, call, tool, "auto") for call, tool in to_run))
         self._settle(ctx, message)
 
     async def on_turn_abort(self, ctx: PluginContext) -> None:
@@ -203,7 +209,7 @@ class ToolPlugin(Plugin):
         ctx.notify()
 
         async def work() -> None:
-            await self._execute(ctx, message, call, tool)
+            await self._execute(ctx, message, call, tool, "approved")
             self._settle(ctx, message)
 
         await ctx.resume_with(work)
@@ -252,9 +258,50 @@ class ToolPlugin(Plugin):
         if not check.ok:
             self._refuse(ctx, f"the stored paused turn was not restored: {check.reason}")
             return
+        index = check.assistant_index
+        if index is not None and self._settle_known_calls(ctx, snapshot["turn_id"], index):
+            return
         context = dict(snapshot["custom_context"])
         context["tool_round_count"] = snapshot["tool_round_count"]
         ctx.restore_paused_turn(snapshot["turn_id"], context)
+
+    def _settle_known_calls(self, ctx: PluginContext, turn_id: str, index: int) -> bool:
+        """Awaiting calls the approval ledger saw start in an earlier kernel (the tab closed before the notebook was
+        saved) get a result instead of being offered again. True when none is left awaiting."""
+        if self.ledger is None:
+            return False
+        message = ctx.messages[index]
+        try:
+            known = self.ledger.entries()
+        except OSError:
+            return False
+        settled = []
+        for call in message.get("tool_calls") or []:
+            entry = message["state"]["tool_calls"].get(call["id"]) or {}
+            found = known.get((turn_id, call["id"]))
+            if entry.get("status") != AWAITING or found is None:
+                continue
+            if found.arguments_sha256 != arguments_sha256(call["function"]["arguments"]):
+                continue
+            entry.update(status="cancelled", reason="decided in an earlier kernel")
+            text = ALREADY_DECIDED if found.outcome is None else f"{ALREADY_RAN} ({found.outcome}); result not kept"
+            self._insert_result(ctx, index, call, text)
+            settled.append(call["id"])
+        if not settled:
+            return False
+        remaining = awaiting_call_ids([message])
+        ctx.set_notice(f"{len(settled)} tool call(s) were already decided in an earlier kernel on this machine "
+                       f"(approval ledger), so they were not offered again: {', '.join(settled)}.")
+        return not remaining
+
+    def _insert_result(self, ctx: PluginContext, index: int, call: ToolCall, text: str) -> None:
+        messages = ctx.messages
+        end = index + 1
+        while end < len(messages) and messages[end].get("role") == "tool":
+            end += 1
+        result = tool_result_message(call["id"], text, tool_name=call["function"]["name"])
+        result["state"] = {"turn_id": (messages[index].get("state") or {}).get("turn_id")}
+        messages.insert(end, result)
 
     @staticmethod
     def _paused_at(message: Message) -> str:
@@ -275,7 +322,8 @@ class ToolPlugin(Plugin):
             return False
         return bool(await _maybe_await(self.should_pause(call, ctx)))
 
-    async def _execute(self, ctx: PluginContext, message: Message, call: ToolCall, tool: Tool | None) -> None:
+    async def _execute(self, ctx: PluginContext, message: Message, call: ToolCall, tool: Tool | None,
+                       decision: Decision) -> None:
         entry = message["state"]["tool_calls"][call["id"]]
         entry["status"] = "running"
         if self.on_tool_call_start is not None:
@@ -283,12 +331,17 @@ class ToolPlugin(Plugin):
         if tool is None:
             result = ToolResult.failure(f"unknown tool {call['function']['name']!r}: no tool of that name exists")
         else:
+            turn_id = str(ctx.turn_id)
+            self._note(ctx, "record_start", turn_id, call["id"],
+                       entry.get("original_arguments", call["function"]["arguments"]), decision)
             try:
                 result = await tool.invoke(call["function"]["arguments"])
             except asyncio.CancelledError:
                 entry["status"] = "cancelled"
                 self._append_result(ctx, message, call["id"], OUTCOME_UNKNOWN)
+                self._note(ctx, "record_outcome", turn_id, call["id"], "cancelled")
                 raise
+            self._note(ctx, "record_outcome", turn_id, call["id"], "success" if result.ok else "failed")
         entry["status"] = "success" if result.ok else "failed"
         if result.error:
             entry["error"] = result.error
@@ -299,6 +352,17 @@ class ToolPlugin(Plugin):
         self._append_result(ctx, message, call["id"], content, display=result.display)
         if self.on_tool_call_end is not None:
             await _maybe_await(self.on_tool_call_end(call, result, ctx))
+
+    def _note(self, ctx: PluginContext, method: str, *args: Any) -> None:
+        """Write to the approval ledger; a ledger that can't be written is said once and doesn't stop the tool."""
+        if self.ledger is None:
+            return
+        try:
+            getattr(self.ledger, method)(*args)
+        except OSError as error:
+            ctx.set_notice(f"The approval ledger {self.ledger.path} can't be written ({error}): a call approved here "
+                           "could be offered again if the notebook is closed without saving.")
+            self.ledger = None
 
     def _settle(self, ctx: PluginContext, message: Message) -> None:
         """After a call finished: pause if calls await a human, continue when all are done."""

@@ -17,6 +17,7 @@ from ..persistence import (
     load_conversation,
     read_record,
 )
+from ..persistence.approval_ledger import ApprovalLedger, default_ledger_path
 from ..persistence.notebook_store import NotebookMetadataStore
 from ..plugins import (
     TOOL_REJECT,
@@ -58,6 +59,20 @@ def default_provider(model: str | None) -> Any:
     if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
         return OpenAIChat(model or os.environ.get("NOTEBOOK_CHAT_MODEL") or DEFAULT_MODEL)
     return DemoModel()
+
+
+def approval_ledger() -> ApprovalLedger | None:
+    """This user's approval ledger in the Jupyter data directory (None when it can't be opened)."""
+    try:
+        from jupyter_core.paths import jupyter_data_dir
+
+        data_dir: str | None = jupyter_data_dir()
+    except ImportError:
+        data_dir = None  # the ledger module's own answer ($JUPYTER_DATA_DIR or the platform default)
+    try:
+        return ApprovalLedger(default_ledger_path(data_dir))
+    except OSError:
+        return None
 
 
 def provider_label(provider: Any) -> str:
@@ -127,8 +142,9 @@ class Chat:
     # -- construction ------------------------------------------------------------------------------------------
     def _build_engine(self) -> MessageEngine:
         """The one engine of this chat (a stored conversation is loaded into it, never into a second one)."""
-        defaults: list[Plugin] = [ToolPlugin(self._tools), ContinuationPlugin(), self.mentions, self.skills,
-                                  ThinkingPlugin(), LengthPlugin(auto_continue=self._auto_continue_length)]
+        tools = ToolPlugin(self._tools, ledger=approval_ledger())
+        defaults: list[Plugin] = [tools, ContinuationPlugin(), self.mentions, self.skills, ThinkingPlugin(),
+                                  LengthPlugin(auto_continue=self._auto_continue_length)]
         replaced = {plugin.name for plugin in self._user_plugins}
         plugins = [plugin for plugin in defaults if plugin.name not in replaced] + self._user_plugins
         system: list[Message] = [{"role": "system", "content": self._system}] if self._system else []

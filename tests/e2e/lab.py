@@ -94,7 +94,7 @@ class LabServer:
 def isolated_lab_env(workdir: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     """Environment for a JupyterLab that reads and writes nothing under ~ (config, runtime, settings, workspaces,
     temp files all below `workdir`), with news and update checks off."""
-    dirs = {name: workdir / name for name in ("config", "runtime", "settings", "workspaces", "tmp")}
+    dirs = {name: workdir / name for name in ("config", "data", "runtime", "settings", "workspaces", "tmp")}
     for path in dirs.values():
         path.mkdir(parents=True, exist_ok=True)
     notification = dirs["settings"] / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
@@ -104,6 +104,7 @@ def isolated_lab_env(workdir: Path, base: dict[str, str] | None = None) -> dict[
     env.pop("JUPYTER_PATH", None)
     env.update(
         JUPYTER_CONFIG_DIR=str(dirs["config"]),
+        JUPYTER_DATA_DIR=str(dirs["data"]),  # the approval ledger of the lab's kernels
         JUPYTER_RUNTIME_DIR=str(dirs["runtime"]),
         JUPYTERLAB_SETTINGS_DIR=str(dirs["settings"]),
         JUPYTERLAB_WORKSPACES_DIR=str(dirs["workspaces"]),

@@ -101,3 +101,36 @@ def test_a_closed_and_reopened_notebook_shows_its_conversation_again(lab: Lab) -
     assert chat.texts("user") == ["Hello there"]
     assert len(chat.texts("assistant")) == 1
     assert chat.wait_state("completed") == "completed"
+
+
+def test_an_approved_call_that_ran_is_not_offered_again_after_the_tab_closed_unsaved_and_the_kernel_restarted(
+        lab: Lab) -> None:
+    lab.open_notebook("closed-tab.ipynb", [RECORD_TOOL])
+    runs = lab.server.root / lab.folder / "runs.txt"
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    chat.send("Please record_run for Alpha")
+    card = chat.wait_pending_card()
+    stored_conversation(lab, "durable", "paused_turn")
+    lab.save()  # the notebook on disk shows the call waiting for approval
+
+    card.locator("[data-action=approve]").click()
+    chat.wait_reply_containing("I called record_run and got: recorded")
+    assert runs.read_text().splitlines() == ["Alpha"]
+
+    # the kernel restarts and the tab goes away without saving (closed, or the browser crashed); the notebook is
+    # opened again from disk, where the call still waits for approval
+    lab.restart_kernel()
+    lab.page.reload()
+    lab.wait_for_cell_count(1)
+    lab.wait_idle()
+    assert lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["durable"]["paused_turn"]
+    lab.run_cell(0)
+    chat.wait_ready()
+    chat.root.locator(".nbc-notice", has_text="already decided in an earlier kernel").wait_for()
+
+    assert chat.card("awaiting-approval").count() == 0
+    assert chat.root.locator("[data-action=approve]").count() == 0
+    assert "already run in an earlier kernel" in chat.root.locator(".nbc-tool").first.inner_text()
+    assert runs.read_text().splitlines() == ["Alpha"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -98,6 +99,8 @@ class ChatMachine(RuleBasedStateMachine):
         self.loop = asyncio.new_event_loop()
         self.folder = Path(tempfile.mkdtemp(prefix="nbc-property-", dir=_fast_tmp()))
         self.store_path = self.folder / "chats.json"
+        os.environ["JUPYTER_DATA_DIR"] = str(self.folder / "jupyter-data")  # this sequence's approval ledger
+        self.saved: list[bytes] = []
         self.executed: list[str] = []
         self.approved: set[str] = set()
         self.tokens = 0
@@ -205,6 +208,20 @@ class ChatMachine(RuleBasedStateMachine):
     def restart(self) -> None:
         """The kernel restarts: a new Chat built from the same FileStore."""
         self.chat.widget.close()
+        self.chat = self._new_chat()
+
+    @rule()
+    def save_the_notebook(self) -> None:
+        """The user saves: this copy of the store is what a later reopen finds on disk."""
+        if self.store_path.exists():
+            self.saved.append(self.store_path.read_bytes())
+
+    @precondition(lambda self: bool(self.saved))
+    @rule(choice=st.integers(0, 5))
+    def reopen_unsaved_after_a_restart(self, choice: int) -> None:
+        """The kernel restarts and the tab closed unsaved: the store goes back to an earlier save."""
+        self.chat.widget.close()
+        self.store_path.write_bytes(self.saved[choice % len(self.saved)])
         self.chat = self._new_chat()
 
     # -- invariants ---------------------------------------------------------------------------------------------
