@@ -137,7 +137,7 @@ class Chat:
             self.engine.set_notice(notice)
         self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key)
         if store is not None and not self._record_refused:
-            self._start_autosave(store)
+            self._start_autosave(store, write_now=False)
 
     # -- construction ------------------------------------------------------------------------------------------
     def _build_engine(self) -> MessageEngine:
@@ -156,11 +156,14 @@ class Chat:
         for callback in list(self._subscribers):
             callback(event)
 
-    def _start_autosave(self, store: ConversationStore) -> None:
+    def _start_autosave(self, store: ConversationStore, *, write_now: bool) -> None:
+        """Save on every change from now on; ``write_now`` only when the store lacks what this kernel holds (a
+        record just read from it is never written back unchanged: stored bytes stay as they were)."""
         if self._autosave is not None:
             self._autosave.close()
         self._autosave = ConversationAutosave(self.engine, store, self.key, on_error=self._save_failed)
-        self._autosave.save_now()
+        if write_now:
+            self._autosave.save_now()
 
     def _save_failed(self, error: Exception) -> None:
         self.engine.set_notice(SAVE_FAILED.format(error=error))
@@ -323,7 +326,7 @@ class Chat:
         if not info.get("notebook"):
             if self.store is None:
                 self.store = MemoryStore()
-                self._start_autosave(self.store)
+                self._start_autosave(self.store, write_now=True)
             self.engine.set_notice(NO_NOTEBOOK.format(store=type(self.store).__name__))
             return
         if self.store is not None and not isinstance(self.store, NotebookMetadataStore):
@@ -346,7 +349,7 @@ class Chat:
         if not self._record_refused:
             if not isinstance(self.store, NotebookMetadataStore):
                 self.store = NotebookMetadataStore(self.widget.persist)
-            self._start_autosave(self.store)
+            self._start_autosave(self.store, write_now=live)
 
     def complete_mentions(self, prefix: str) -> list[dict[str, Any]]:
         """The composer's ``@`` autocomplete: the variables whose names start with ``prefix``, DataFrames first."""
