@@ -27,6 +27,7 @@ from .errors import EngineWarning, NotebookChatError, PluginError, ProviderError
 from .messages import new_id, tool_result_message, user_message
 from .plugin import PausedTurnExporter, Plugin, StatefulPlugin, overrides
 from .provider import CancelHandle, HasContextWindow, Provider, RedactsSecrets
+from .restored import settle_restored
 from .state import EngineEvent, EngineState
 from .stream_merge import StreamAccumulator
 
@@ -132,28 +133,16 @@ class MessageEngine:
 
     def _settle_restored_history(self) -> None:
         """Nothing is running after a load: a turn left open was interrupted, and every unanswered tool call gets a
-        result saying its outcome is unknown (it may have run). No tool is ever run here."""
+        result saying its outcome is unknown (it may have run); the notice says what was repaired. No tool runs."""
         if self.turns and self.turns[-1].get("end_reason") is None:
             close_turn(self.turns[-1], "interrupted", None)
         for message in self.state.messages:
             if message.get("loading"):
                 message["loading"] = False
-        if not any(m.get("tool_calls") for m in self.state.messages):
-            return
-        repaired = history.repair(self.state.messages)
-        for message in repaired:
-            if (message.get("metadata") or {}).get("synthetic"):
-                self._mark_call_cancelled(repaired, message.get("tool_call_id"))
-        self.state.messages = repaired
-
-    @staticmethod
-    def _mark_call_cancelled(messages: list[Message], call_id: str | None) -> None:
-        for message in messages:
-            if any(call.get("id") == call_id for call in message.get("tool_calls") or ()):
-                entries = message.setdefault("state", {}).setdefault("tool_calls", {})
-                entry = entries.setdefault(str(call_id), {"status": "cancelled"})
-                entry["status"] = "cancelled"
-                entry["reason"] = "interrupted"
+        settled, repaired = settle_restored(self.state.messages)
+        self.state.messages = settled
+        if repaired:
+            self.state.notice = f"{self.state.notice} {repaired}" if self.state.notice else repaired
 
     # -- reading ---------------------------------------------------------------------------------------------------
     @property

@@ -18,18 +18,31 @@ def field_path(parent: str, key: str | int) -> str:
     return json_path([key], parent)
 
 
+def is_unicode(text: str) -> bool:
+    """False when ``text`` holds a lone UTF-16 surrogate (it can't be written as UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def to_json_value(value: Any, path: str = "$") -> Any:
     """Return a fresh copy of `value` made only of dict[str, ...], list, str, int, finite float, bool, None.
 
-    Tuples become lists. Anything else — functions, NaN/inf, cycles, bytes, sets, subclasses of the JSON
-    types, arbitrary objects — raises `SerializationError` naming the field path and the type.
+    Tuples become lists. Anything else — text with a lone surrogate, functions, NaN/inf, cycles, bytes, sets,
+    subclasses of the JSON types, arbitrary objects — raises `SerializationError` naming the field path and the type.
     """
     return _convert(value, path, set(), 0)
 
 
 def _convert(value: Any, path: str, active: set[int], depth: int) -> Any:
     kind = type(value)
-    if value is None or kind is bool or kind is int or kind is str:
+    if kind is str:
+        if not value.isascii() and not is_unicode(value):
+            raise SerializationError(path, "text holds a lone UTF-16 surrogate (not valid Unicode, can't be UTF-8)")
+        return value
+    if value is None or kind is bool or kind is int:
         return value
     if kind is float:
         if not math.isfinite(value):

@@ -2,9 +2,9 @@
 then the shape (`notebook_chat.engine.conversation.validate_record`). A record that saved always loads.
 
 The scans pydantic can't express live here, in one pass over the record (no copy, no JSON text): exact JSON types
-(finite floats, string keys, bounded depth), credential-looking keys anywhere and tokens in header values, and the
-size of the record's compact JSON (counted while walking; numbers are counted at their shortest). Only when that pass
-finds a problem do the slower path-tracking functions run, to name the field.
+(finite floats, text without lone surrogates, string keys, bounded depth), credential-looking keys anywhere and tokens
+in header values, and the size of the record's compact JSON (counted while walking; numbers are counted at their
+shortest). Only when that pass finds a problem do the slower path-tracking functions run, to name the field.
 """
 
 from __future__ import annotations
@@ -81,7 +81,13 @@ def _walk(value: Any) -> int:
         item, depth, in_headers = pop()
         kind = type(item)
         if kind is str:
-            size += (len(item) if item.isascii() else len(item.encode("utf-8"))) + 2
+            if item.isascii():
+                size += len(item) + 2
+            else:
+                try:
+                    size += len(item.encode("utf-8")) + 2
+                except UnicodeEncodeError:  # a lone surrogate
+                    return -1
             if in_headers and BEARER.match(item):
                 return -1
         elif kind is dict:

@@ -9,13 +9,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from notebook_chat.engine.conversation import (
+    AWAITING,
     PAUSED_TURN_VERSION,
     PausedTurn,
     awaiting_call_ids,
     call_states,
     message_turn_id,
 )
+from notebook_chat.engine.history import validate
 from notebook_chat.persistence.jsonsafe import dumps_canonical, to_json_value
+
+FINISHED_STATUSES = ("success", "failed", "denied", "cancelled")
+"""What a call of a paused message other than an awaiting one may be: nothing runs while a turn is paused."""
 
 
 def call_hash(name: str, arguments: str) -> str:
@@ -80,7 +85,9 @@ def capture_snapshot(
 
 def check_restorable(snapshot: PausedTurn, messages: Sequence[Any]) -> RestoreCheck:
     """OK only when the last assistant message of the snapshot's turn awaits exactly the snapshot's calls,
-    each with unchanged name and arguments, and nothing after it but results of that message's other calls."""
+    each with unchanged name and arguments, and nothing after it but results of that message's other calls; every
+    other call of that message finished (a state per call, none running), and the whole history keeps the history
+    rules (every call answered once, no orphan or misplaced result, no id used twice) but for the awaiting calls."""
     turn = snapshot["turn_id"]
     indices = [
         i
@@ -91,8 +98,11 @@ def check_restorable(snapshot: PausedTurn, messages: Sequence[Any]) -> RestoreCh
         return RestoreCheck(False, f"no assistant message of turn {turn!r}")
     index = indices[-1]
     message = messages[index]
-    reason = _compare_awaiting(snapshot, message) or _check_following(
-        snapshot, message, messages[index + 1 :], index
+    reason = (
+        _compare_awaiting(snapshot, message)
+        or _check_following(snapshot, message, messages[index + 1 :], index)
+        or _check_call_states(message)
+        or _check_history(snapshot, messages)
     )
     if reason:
         return RestoreCheck(False, reason, index)
@@ -133,4 +143,28 @@ def _check_following(
             return f"call {call_id!r} already has a tool result"
         if call_id not in own_ids:
             return f"message {offset} answers call {call_id!r}, which is not a call of the paused message"
+    return None
+
+
+def _check_call_states(message: Mapping[str, Any]) -> str | None:
+    ids = [str(call.get("id")) for call in message.get("tool_calls") or [] if isinstance(call, Mapping)]
+    states = call_states(message)
+    if set(states) != set(ids):
+        missing = ", ".join(sorted(str(i) for i in set(ids) - set(states))) or "none"
+        extra = ", ".join(sorted(str(i) for i in set(states) - set(ids))) or "none"
+        return (f"the paused message's call states don't match its calls (calls without a state: {missing}; states "
+                f"without a call: {extra})")
+    for call_id in ids:
+        entry = states[call_id]
+        status = entry.get("status") if isinstance(entry, Mapping) else None
+        if status != AWAITING and status not in FINISHED_STATUSES:
+            return f"call {call_id!r} of the paused message is {status!r}, but nothing runs while a turn is paused"
+    return None
+
+
+def _check_history(snapshot: PausedTurn, messages: Sequence[Any]) -> str | None:
+    violations = validate(messages, pending=snapshot["tool_call_ids"])
+    if violations:
+        first = violations[0]
+        return f"the history breaks a rule at message {first.index} ({first.rule}: {first.message})"
     return None

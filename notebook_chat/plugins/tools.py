@@ -276,14 +276,15 @@ class ToolPlugin(Plugin):
         except OSError:
             return False
         settled = []
+        entries = message["state"]["tool_calls"]
         for call in message.get("tool_calls") or []:
-            entry = message["state"]["tool_calls"].get(call["id"]) or {}
+            entry = entries.get(call["id"])
             found = known.get((turn_id, call["id"]))
-            if entry.get("status") != AWAITING or found is None:
+            if entry is None or entry.get("status") != AWAITING or found is None:
                 continue
             if found.arguments_sha256 != arguments_sha256(call["function"]["arguments"]):
                 continue
-            entry.update(status="cancelled", reason="decided in an earlier kernel")
+            entries[call["id"]] = {**entry, "status": "cancelled", "reason": "decided in an earlier kernel"}
             text = ALREADY_DECIDED if found.outcome is None else f"{ALREADY_RAN} ({found.outcome}); result not kept"
             self._insert_result(ctx, index, call, text)
             settled.append(call["id"])

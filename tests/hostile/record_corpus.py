@@ -13,6 +13,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from notebook_chat.persistence.restore import call_hash
+
 TURN = "turn_paused"
 BASE: dict[str, Any] = {
     "version": 1,
@@ -37,7 +39,7 @@ BASE: dict[str, Any] = {
         {"id": TURN, "started_at": "2026-01-01T00:01:00.000Z", "ended_at": None, "end_reason": None, "detail": None},
     ],
     "paused_turn": {"version": 1, "turn_id": TURN, "tool_call_ids": ["call_drop"], "custom_context": {},
-                    "tool_round_count": 1},
+                    "tool_round_count": 1, "call_hashes": {"call_drop": call_hash("drop_table", '{"name": "t"}')}},
     "updated_at": "2026-01-01T00:01:01.000Z",
 }
 

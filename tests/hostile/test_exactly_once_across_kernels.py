@@ -65,7 +65,7 @@ async def test_a_restore_from_before_the_approval_does_not_offer_the_call_again(
     assert again.pending_approvals == []
     result = next(m for m in again.messages if m.get("role") == "tool")
     assert result["content"] == f"{ALREADY_RAN} (success); result not kept"
-    assert "already decided in an earlier kernel" in again.widget.notice
+    assert "already decided in an earlier kernel" in str(again.state.notice)
     assert validate(again.messages) == []
     with pytest.raises(ValueError, match="not waiting"):
         await again.approve("call_drop")

@@ -1,0 +1,51 @@
+"""A loaded conversation with no paused turn: nothing runs, so nothing may stay open. Every unanswered call gets its
+"outcome unknown" result, results without their call are dropped (``history.repair``), and every call still marked
+running or awaiting approval is marked cancelled. What changed is said in one sentence (the engine's notice)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import history
+from .conversation import AWAITING, Message, ToolCallState
+
+OPEN_STATUSES = ("running", AWAITING)
+
+
+def settle_restored(messages: Sequence[Message]) -> tuple[list[Message], str | None]:
+    """The settled history and a sentence saying what was repaired (None when it needed nothing)."""
+    results_before = sum(1 for message in messages if message.get("role") == "tool")
+    repaired = history.repair(messages)
+    synthetic = {str(m.get("tool_call_id")) for m in repaired if (m.get("metadata") or {}).get("synthetic")}
+    dropped = results_before - (sum(1 for m in repaired if m.get("role") == "tool") - len(synthetic))
+    closed = 0
+    for message in repaired:
+        calls = [call for call in message.get("tool_calls") or () if isinstance(call.get("id"), str)]
+        if not calls:
+            continue
+        entries = message.setdefault("state", {}).setdefault("tool_calls", {})
+        for call in calls:
+            entry = entries.get(call["id"])
+            still_open = entry is not None and entry.get("status") in OPEN_STATUSES
+            if call["id"] in synthetic or still_open:
+                closed += call["id"] not in synthetic
+                settled: ToolCallState = {"status": "cancelled"}
+                if entry is not None:
+                    settled = {**entry, "status": "cancelled"}
+                settled["reason"] = "interrupted"
+                entries[call["id"]] = settled
+    return repaired, _summary(len(synthetic), dropped, closed)
+
+
+def _summary(answered: int, dropped: int, closed: int) -> str | None:
+    parts = []
+    if answered:
+        parts.append(f"{answered} tool call(s) without a result got '{history.OUTCOME_UNKNOWN}'")
+    if dropped > 0:
+        parts.append(f"{dropped} tool result(s) without their call were dropped")
+    if closed:
+        parts.append(f"{closed} answered tool call(s) still marked running or awaiting approval were marked "
+                     "cancelled")
+    if not parts:
+        return None
+    return "The stored conversation was repaired: " + "; ".join(parts) + ". Nothing was run."
