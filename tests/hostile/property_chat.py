@@ -224,6 +224,20 @@ class ChatMachine(RuleBasedStateMachine):
         self.store_path.write_bytes(self.saved[choice % len(self.saved)])
         self.chat = self._new_chat()
 
+    @precondition(lambda self: bool(self.chat.pending_approvals))
+    @rule(choice=st.integers(0, 5), script=st.lists(st.tuples(replies, faults), max_size=2))
+    def approve_then_close_the_tab_unsaved(self, choice: int, script: list[tuple[Any, Any]]) -> None:
+        """The notebook on disk shows the call waiting; the user approves (it runs), the tab closes without saving,
+        the kernel restarts and the notebook opens again from disk; whatever is offered is approved again."""
+        on_disk = self.store_path.read_bytes()
+        self.approve(choice, script)
+        self.chat.widget.close()
+        self.store_path.write_bytes(on_disk)
+        self.chat = self._new_chat()
+        for call in self.chat.pending_approvals:
+            self.approved.add(json.loads(call["arguments"])["token"])
+            self._expect_refusal_or(self.chat.approve(call["tool_call_id"]))
+
     # -- invariants ---------------------------------------------------------------------------------------------
     @invariant()
     def no_call_runs_twice(self) -> None:
