@@ -83,11 +83,13 @@ def capture_snapshot(
     return snapshot
 
 
-def check_restorable(snapshot: PausedTurn, messages: Sequence[Any]) -> RestoreCheck:
+def check_restorable(snapshot: PausedTurn, messages: Sequence[Any],
+                     turns: Sequence[Mapping[str, Any]] = ()) -> RestoreCheck:
     """OK only when the last assistant message of the snapshot's turn awaits exactly the snapshot's calls,
     each with unchanged name and arguments, and nothing after it but results of that message's other calls; every
     other call of that message finished (a state per call, none running), and the whole history keeps the history
-    rules (every call answered once, no orphan or misplaced result, no id used twice) but for the awaiting calls."""
+    rules (every call answered once, no orphan or misplaced result, no id used twice) but for the awaiting calls; a
+    non-empty turn log ends with the paused turn, still open."""
     turn = snapshot["turn_id"]
     indices = [
         i
@@ -103,6 +105,7 @@ def check_restorable(snapshot: PausedTurn, messages: Sequence[Any]) -> RestoreCh
         or _check_following(snapshot, message, messages[index + 1 :], index)
         or _check_call_states(message)
         or _check_history(snapshot, messages)
+        or _check_turn_log(turn, turns)
     )
     if reason:
         return RestoreCheck(False, reason, index)
@@ -167,4 +170,16 @@ def _check_history(snapshot: PausedTurn, messages: Sequence[Any]) -> str | None:
     if violations:
         first = violations[0]
         return f"the history breaks a rule at message {first.index} ({first.rule}: {first.message})"
+    return None
+
+
+def _check_turn_log(turn: str, turns: Sequence[Mapping[str, Any]]) -> str | None:
+    if not turns:
+        return None
+    last = turns[-1]
+    if last.get("id") != turn:
+        where = "is not in the turn log" if all(t.get("id") != turn for t in turns) else "is not the last turn"
+        return f"the paused turn {turn!r} {where}"
+    if last.get("ended_at") is not None or last.get("end_reason") is not None:
+        return f"the turn log says the paused turn {turn!r} ended ({last.get('end_reason')})"
     return None

@@ -254,7 +254,7 @@ class ToolPlugin(Plugin):
         except (RecordError, ValueError) as error:
             self._refuse(ctx, f"the stored paused turn can't be read: {error}")
             return
-        check = check_restorable(snapshot, ctx.messages)
+        check = check_restorable(snapshot, ctx.messages, ctx.turns)
         if not check.ok:
             self._refuse(ctx, f"the stored paused turn was not restored: {check.reason}")
             return
