@@ -217,15 +217,26 @@ class Message(TypedDict, total=False):
 
 
 @with_config(_CLOSED)
+class TokenUsage(TypedDict, total=False):
+    """Tokens a server reported (OpenAI's names); a count it did not report is absent, never zero."""
+
+    prompt_tokens: Annotated[int, Ge(0)]
+    completion_tokens: Annotated[int, Ge(0)]
+    total_tokens: Annotated[int, Ge(0)]
+
+
+@with_config(_CLOSED)
 class TurnEntry(TypedDict):
     """One turn of the log. ``ended_at`` and ``end_reason`` are both None while the turn runs (or if it never
-    ended); ``detail`` is ``user | hook | disposed`` for aborted turns, or the provider's error message."""
+    ended); ``detail`` is ``user | hook | disposed`` for aborted turns, or the provider's error message;
+    ``usage`` (when the server reported any) sums its replies' usage."""
 
     id: Id
     started_at: UtcTime
     ended_at: UtcTime | None
     end_reason: EndReason | None
     detail: Annotated[str, MaxLen(MAX_DETAIL_CHARS)] | None
+    usage: NotRequired[TokenUsage]
 
 
 @with_config(_CLOSED)

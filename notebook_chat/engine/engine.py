@@ -30,6 +30,7 @@ from .provider import CancelHandle, HasContextWindow, Provider, RedactsSecrets
 from .restored import settle_restored
 from .state import EngineEvent, EngineState
 from .stream_merge import StreamAccumulator
+from .usage import total_usage
 
 Subscriber = Callable[[EngineEvent], None]
 Decision = Literal["pause", "next"]
@@ -562,6 +563,9 @@ class MessageEngine:
     def _end_turn_log(self, reason: EndReason, detail: str | None) -> None:
         if self.turns and self.turns[-1].get("id") == self.state.turn_id and self.turns[-1]["end_reason"] is None:
             close_turn(self.turns[-1], reason, detail)
+            usage = total_usage(self.current_turn)
+            if usage:
+                self.turns[-1]["usage"] = usage  # type: ignore[typeddict-item]
 
     def _run_finally(self) -> None:
         for plugin in self._plugins:

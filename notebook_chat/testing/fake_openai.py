@@ -166,7 +166,8 @@ class FakeOpenAIServer:
         delay: float = 0.0,
         usage: dict[str, int] | None = None,
     ) -> Reply:
-        """A text reply in ``chunks`` pieces, optionally preceded by reasoning."""
+        """A text reply in ``chunks`` pieces, optionally preceded by reasoning. ``usage`` is what the server reports
+        (default: made-up counts; ``{}``: none at all, no usage chunk)."""
         pieces = [*reasoning_pieces(reasoning, reasoning_chunks), *text_pieces(text, chunks)]
         return self._add(pieces, finish_reason, fault, delay, usage)
 

@@ -53,7 +53,7 @@ def piece_events(reply: Reply, model: str) -> list[dict[str, Any]]:
 def closing_events(reply: Reply, model: str, include_usage: bool) -> list[dict[str, Any]]:
     """The finish chunk, then the usage chunk when the request asked for it (the server adds ``[DONE]``)."""
     events = [_chunk(model, {} if reply.pieces else {"role": "assistant", "content": ""}, reply.finish)]
-    if include_usage:
+    if include_usage and reply.token_usage:  # usage={}: a server that reports none sends no usage chunk
         events.append({**_chunk(model, {}), "choices": [], "usage": reply.token_usage})
     return events
 
@@ -88,5 +88,5 @@ def completion(reply: Reply, model: str) -> dict[str, Any]:
         "created": CREATED,
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": reply.finish}],
-        "usage": reply.token_usage,
+        **({"usage": reply.token_usage} if reply.token_usage else {}),
     }

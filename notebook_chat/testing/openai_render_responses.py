@@ -48,7 +48,7 @@ class ResponsesRenderer:
                 "output_tokens": usage["completion_tokens"],
                 "total_tokens": usage["total_tokens"],
             }
-            if done
+            if done and usage
             else None,
             **fields,
         }

@@ -121,6 +121,7 @@ class Reply:
 
     @property
     def token_usage(self) -> dict[str, int]:
+        """The reply's usage as sent: ``usage`` when given (``{}``: the server reports none), else made-up counts."""
         if self.usage is not None:
             return dict(self.usage)
         completion = max(1, len(self.pieces))

@@ -8,9 +8,10 @@ import { containKeys } from "./keys.js";
 import { button } from "./markdown.js";
 import { MentionMenu } from "./mentions.js";
 import { MessageList } from "./message_list.js";
-import { RecoveryBar, UsageTotal } from "./recovery.js";
+import { RecoveryBar } from "./recovery.js";
 import { ScrollFollower } from "./scroll_follow.js";
 import { SkillChips } from "./skill_chips.js";
+import { UsageTotal } from "./usage.js";
 
 const STATUS_KEYS = {
   requesting: "status.requesting",

@@ -7,10 +7,13 @@ import { mentionChips, renderChips } from "./mentions.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { t } from "./i18n.js";
 import { ToolCard } from "./tool_card.js";
+import { leftOutText, usageText } from "./usage.js";
 
 /**
  * @typedef {{id: string, role: string, content?: string|null, reasoning_content?: string, hidden?: boolean,
- *   loading?: boolean, error?: string, tool_calls?: import("./tool_card.js").ToolCallView[]}} MessageView
+ *   loading?: boolean, error?: string, tool_calls?: import("./tool_card.js").ToolCallView[],
+ *   usage?: {prompt_tokens?: number, completion_tokens?: number, total_tokens?: number},
+ *   left_out_turns?: number}} MessageView
  * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null,
  *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void}} Hooks
  */
@@ -165,7 +168,13 @@ class MessageNode {
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
     this.chips = mentionChips();
-    el.append(this.thinking, this.body, this.chips, this.tools, this.error);
+    this.leftOut = document.createElement("div");
+    this.leftOut.className = "nbc-left-out";
+    this.leftOut.hidden = true;
+    this.usage = document.createElement("div");
+    this.usage.className = "nbc-usage";
+    this.usage.hidden = true;
+    el.append(this.leftOut, this.thinking, this.body, this.chips, this.tools, this.error, this.usage);
     this.update(message);
   }
 
@@ -193,6 +202,12 @@ class MessageNode {
     }
     this.error.textContent = message.error ?? "";
     this.error.hidden = !message.error;
+    const leftOut = leftOutText(message.left_out_turns);
+    this.leftOut.hidden = !leftOut;
+    this.leftOut.textContent = leftOut;
+    const usage = usageText(message.usage);
+    this.usage.hidden = !usage;
+    this.usage.textContent = usage;
     this.updateCards(message.tool_calls ?? []);
   }
 

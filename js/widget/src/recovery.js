@@ -77,19 +77,3 @@ export class RecoveryBar {
     if (anchor) anchor.el.after(this.el);
   }
 }
-
-/** The conversation's token total, or nothing when the server reported none. */
-export class UsageTotal {
-  constructor() {
-    this.el = document.createElement("div");
-    this.el.className = "nbc-usage-total";
-    this.el.hidden = true;
-  }
-
-  /** @param {{prompt_tokens?: number, completion_tokens?: number}|null|undefined} usage */
-  render(usage) {
-    this.el.hidden = !usage;
-    if (!usage) return;
-    this.el.textContent = t("usage.total", { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0 });
-  }
-}
