@@ -74,6 +74,13 @@ def test_axe_finds_no_serious_problem_in_any_state_of_the_widget(themed: Lab, th
     chat = open_chat(lab, f"axe-{theme}.ipynb", STATES_SETUP)
     try:
         assert_accessible(lab, chat, f"{theme}: empty")
+        box = chat.root.locator("[data-field=input]")
+        chat.root.locator("[data-action=help]").click()
+        chat.root.locator(".nbc-help:not([hidden])").wait_for()
+        box.fill("/")
+        chat.root.get_by_role("listbox", name="Commands").wait_for()
+        assert_accessible(lab, chat, f"{theme}: command menu and shortcut list open")
+        box.fill("")
 
         chat.send("Tell me a story")
         streaming = chat.root.locator(".nbc-message[data-role=assistant][aria-busy=true]")

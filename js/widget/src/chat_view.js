@@ -11,6 +11,7 @@ import { MessageList } from "./message_list.js";
 import { RecoveryBar } from "./recovery.js";
 import { ScrollFollower } from "./scroll_follow.js";
 import { SkillChips } from "./skill_chips.js";
+import { SlashCommands, shortcutList } from "./slash_commands.js";
 import { UsageTotal } from "./usage.js";
 
 const STATUS_KEYS = {
@@ -25,7 +26,8 @@ const END_REASONS = new Set(["max-tokens", "aborted", "error", "interrupted"]);
 /**
  * @typedef {{request_state: string, processing_state?: string|null, error?: string|null}} Status
  * @typedef {{messages: import("./message_list.js").MessageView[], status: Status,
- *   continue_offer: {message_id: string|null, reason?: string}|null, notice?: string|null}} View
+ *   continue_offer: {message_id: string|null, reason?: string}|null, notice?: string|null,
+ *   commands?: {name: string, description?: string}[]}} View
  */
 
 export class ChatView {
@@ -80,7 +82,8 @@ export class ChatView {
     this.announcer = new Announcer();
     this.mentions = new MentionMenu(this.input, send, this.composer);
     el.append(this.header, this.deadNotice, this.notice, this.skills.el, this.listBox, this.continueBox, this.status,
-      this.errorLine, this.recovery.el, this.usage.el, this.composer, this.announcer.el);
+      this.errorLine, this.recovery.el, this.usage.el, this.composer, this.helpPanel, this.announcer.el);
+    el.addEventListener("click", () => this.rescueFocus());
     this.releaseKeys = containKeys(el, {
       onEscape: () => {
         if (this.dead || !(this.running() || this.paused())) return false;
@@ -110,6 +113,7 @@ export class ChatView {
     // a reply that arrives whole is announced only when a turn was running (not for restored history)
     this.list.live = this.running();
     this.view = view;
+    const hadFocus = this.el.contains(document.activeElement);
     this.list.reconcile(view.messages ?? []);
     this.skills.render(view.skills);
     this.renderStatus(view.status ?? { request_state: "idle" });
@@ -117,6 +121,24 @@ export class ChatView {
     this.recovery.render(view.retry_offer, view.messages ?? [], (id) => this.list.node(id), this.running() || this.paused());
     this.usage.render(view.usage_total);
     this.renderNotice(view.notice ?? "");
+    // a decided card is drawn anew: the keyboard focus it held goes back to the composer, not to the page
+    if (hadFocus) this.rescueFocus();
+  }
+
+  /**
+   * The control with the keyboard focus went away or was disabled (a decided card redrawn, a clicked button): the focus
+   * goes to the composer instead of falling back to the page, where the next key would reach the notebook.
+   */
+  rescueFocus() {
+    const lost = () => {
+      const active = /** @type {HTMLButtonElement|null} */ (document.activeElement);
+      if (this.dead) return false;
+      return active === null || active === document.body || (this.el.contains(active) && active.disabled === true);
+    };
+    if (lost()) this.input.focus({ preventScroll: true });
+    requestAnimationFrame(() => {
+      if (lost()) this.input.focus({ preventScroll: true });
+    });
   }
 
   /** @param {string} text */
@@ -170,6 +192,7 @@ export class ChatView {
   renderStatus(status) {
     const state = status.request_state ?? "idle";
     const phase = status.processing_state ?? "";
+    if (state !== this.el.dataset.state) this.commandNote = "";
     this.el.dataset.state = state;
     this.status.dataset.state = state;
     this.status.dataset.phase = phase;
@@ -180,6 +203,7 @@ export class ChatView {
     } else if (state === "paused") text = t("status.paused");
     else if (state === "error") text = t("status.error", { error: status.error ?? t("status.error_unknown") });
     else if (state === "aborted") text = t("status.aborted");
+    if (this.commandNote) text = text ? `${text} · ${this.commandNote}` : this.commandNote;
     // never hidden: a live region must stay in the accessibility tree to be heard when its text changes
     if (this.status.textContent !== text) this.status.textContent = text;
     this.sending = false;
@@ -211,26 +235,101 @@ export class ChatView {
     input.placeholder = t("composer.placeholder");
     input.setAttribute("aria-label", t("composer.label"));
     input.addEventListener("keydown", (e) => {
+      if (this.slash.key(e)) return;
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
         this.submit();
       }
     });
-    input.addEventListener("input", () => writeDraft(this.draftKey, input.value));
+    input.addEventListener("input", () => {
+      writeDraft(this.draftKey, input.value);
+      this.slash.typed();
+    });
+    input.addEventListener("blur", () => setTimeout(() => {
+      if (document.activeElement !== input) this.slash.menu.close();
+    }, 150));
     this.input = input;
+    this.slash = new SlashCommands(input, {
+      running: () => this.running(),
+      paused: () => this.paused(),
+      continueOffered: () => this.view?.continue_offer != null && !this.running() && !this.paused(),
+      send: (msg, onError) => this.actions.send(msg, onError),
+      stop: () => this.stop(),
+      help: () => this.toggleHelp(true),
+      note: (text) => this.note(text),
+      submit: () => this.submit(),
+      pluginCommands: () => (Array.isArray(this.view?.commands) ? this.view.commands : []),
+    });
     this.sendButton = button(t("composer.send"), "send");
     this.sendButton.addEventListener("click", () => this.submit());
     this.stopButton = button(t("composer.stop"), "stop");
     this.stopButton.hidden = true;
     this.stopButton.addEventListener("click", () => this.stop());
-    box.append(input, this.sendButton, this.stopButton);
+    this.helpButton = button("?", "help");
+    this.helpButton.setAttribute("aria-label", t("help.button"));
+    this.helpButton.title = t("help.button");
+    this.helpButton.setAttribute("aria-expanded", "false");
+    this.helpPanel = this.buildHelp();
+    this.helpButton.setAttribute("aria-controls", this.helpPanel.id);
+    this.helpButton.addEventListener("click", () => this.toggleHelp());
+    box.append(this.slash.el, input, this.sendButton, this.stopButton, this.helpButton);
     return box;
   }
 
+  /** The "?" panel: every keyboard shortcut, and the slash commands available now. */
+  buildHelp() {
+    const panel = div("nbc-help");
+    panel.id = `nbc-help-${Math.random().toString(36).slice(2, 8)}`;
+    panel.setAttribute("role", "region");
+    panel.setAttribute("aria-label", t("help.title"));
+    panel.hidden = true;
+    return panel;
+  }
+
+  /** @param {boolean} [show] toggles when not given */
+  toggleHelp(show) {
+    const open = show ?? this.helpPanel.hidden;
+    if (open) {
+      const title = div("nbc-help-title");
+      title.textContent = t("help.title");
+      const list = document.createElement("dl");
+      const rows = [...shortcutList(), ...this.slash.offered().map((c) => [`/${c.name}`,
+        c.description.startsWith("slash.") ? t(c.description) : c.description])];
+      for (const [keys, what] of rows) {
+        const dt = document.createElement("dt");
+        const kbd = document.createElement("kbd");
+        kbd.textContent = keys;
+        dt.append(kbd);
+        const dd = document.createElement("dd");
+        dd.textContent = what;
+        list.append(dt, dd);
+      }
+      this.helpPanel.replaceChildren(title, list);
+    }
+    this.helpPanel.hidden = !open;
+    this.helpButton.setAttribute("aria-expanded", String(open));
+  }
+
+  /** What a slash command did, said in the status line (until the request state changes). @param {string} text */
+  note(text) {
+    this.commandNote = text;
+    this.renderStatus(this.view?.status ?? { request_state: "idle" });
+  }
+
   submit() {
-    const text = this.input.value;
+    const typed = this.input.value;
     this.input.focus();
-    if (text.trim() === "" || this.sendButton.disabled) return;
+    if (typed.trim() === "" || this.dead) return;
+    const command = this.slash.run(typed);
+    if ("keep" in command) {
+      if (command.keep !== typed) {
+        this.input.value = command.keep;
+        writeDraft(this.draftKey, command.keep);
+      }
+      return;
+    }
+    const text = command.message;
+    if (this.sendButton.disabled) return;
     this.input.value = "";
     writeDraft(this.draftKey, "");
     this.sending = true;
