@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 MARK = "REDACTED"
 MIN_SECRET = 4
@@ -55,12 +55,14 @@ def header_secrets(headers: Mapping[str, Any]) -> list[str]:
 
 
 def url_secrets(url: str) -> list[str]:
-    """User name, password and every query value of a URL."""
+    """User name, password (as written and percent-decoded: a server echoes what it received) and every query
+    value of a URL."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return []
     found = [value for value in (parts.username, parts.password) if value]
+    found += [unquote(value) for value in found]
     found += [value for _, value in parse_qsl(parts.query, keep_blank_values=False)]
     return found
 
