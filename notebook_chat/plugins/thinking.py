@@ -11,10 +11,11 @@ class ThinkingPlugin(Plugin):
     name = "thinking"
 
     def on_completion_chunk(self, ctx: PluginContext, chunk: dict[str, Any]) -> None:
-        choices = chunk.get("choices") or ()
-        if not choices:
-            return
-        delta = choices[0].get("delta") or {}
+        choices = chunk.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if not isinstance(delta, dict):
+            return  # nothing to mark (a malformed chunk is the stream accumulator's to refuse, not ours)
         message = ctx.streaming_message
         if message is None:
             return

@@ -197,6 +197,16 @@ def _snapshot(kind: str) -> Record:
     return edit(change)
 
 
+CONTEXT_KEYS = ("tool_round_count", "tool_closing", "length_continuations", "skills")
+"""Keys of the turn's custom context that plugins read back after a restore."""
+CONTEXT_VALUES: dict[str, Any] = {"null": None, "true": True, "a negative number": -5, "a huge number": 10**30,
+                                  "text": "x", "a list": [1], "an object": {"active": "x"}}
+
+
+def _context(key: str, value: Any) -> Record:
+    return edit(lambda record: record["paused_turn"]["custom_context"].update({key: value}))
+
+
 def cases() -> Iterator[tuple[str, Record, bool]]:
     for status in SIBLING_STATUSES:
         for placement in SIBLING_RESULTS:
@@ -213,6 +223,9 @@ def cases() -> Iterator[tuple[str, Record, bool]]:
         yield kind, _elsewhere(kind), False
     for kind in TURN_LOGS:
         yield kind, _turn_log(kind), kind == "the log is empty"
+    for key in CONTEXT_KEYS:
+        for name, value in CONTEXT_VALUES.items():
+            yield f"the custom context's {key} is {name}", _context(key, value), True  # untrusted, read defensively
     for kind in SNAPSHOTS:
         yield f"the snapshot {kind}" if not kind.startswith("the") else kind, _snapshot(kind), False
 

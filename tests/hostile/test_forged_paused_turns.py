@@ -74,4 +74,4 @@ async def test_a_consistent_paused_turn_restores_and_its_approved_call_runs_once
 
 
 def test_the_forgeries_cover_every_dimension() -> None:
-    assert len({name for name, _, _ in CASES}) == len(CASES) >= 55
+    assert len({name for name, _, _ in CASES}) == len(CASES) >= 80
