@@ -268,6 +268,7 @@ class ConversationRecord(TypedDict):
 
 _RECORD: TypeAdapter[Any] = TypeAdapter(ConversationRecord)
 _PAUSED: TypeAdapter[Any] = TypeAdapter(Annotated[PausedTurn, AfterValidator(_paused)])
+_MESSAGE: TypeAdapter[Any] = TypeAdapter(Annotated[Message, AfterValidator(_message)])
 
 
 def validate_record(data: Any) -> ConversationRecord:
@@ -276,6 +277,19 @@ def validate_record(data: Any) -> ConversationRecord:
     _validate(_RECORD, data)
     record: ConversationRecord = data
     return record
+
+
+def validate_message(data: Any, index: int) -> Message:
+    """``data`` when it is a valid message at ``$.messages[index]`` of a record (the check ``validate_record`` runs
+    on each message: a record whose messages pass one by one and whose other fields pass passes whole)."""
+    try:
+        _MESSAGE.validate_python(data)
+    except pydantic.ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        first["loc"] = ("messages", index, *first["loc"])
+        raise RecordError(_describe_error(first)) from None
+    message: Message = data
+    return message
 
 
 def validate_paused_turn(data: Any) -> PausedTurn:

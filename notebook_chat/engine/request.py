@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .conversation import ENGINE_ONLY_FIELDS, Message, awaiting_call_ids, stored_form
-from .history import drop_temp, prepare_for_request
+from .history import drop_temp, prepare_for_request, validate
 from .request_shape import alternate_roles
 
 
@@ -24,9 +24,25 @@ def sanitize(messages: Iterable[Message], fields: tuple[str, ...] | None,
 
 def for_saving(messages: Iterable[Message]) -> list[Message]:
     """Messages to persist: whole temp units dropped, pairing repaired, engine fields kept, tool results over the
-    stored limit truncated with a note (``conversation.stored_form``).
+    stored limit truncated with a note (``conversation.stored_form``). A history that needs no repair is returned
+    as it is (the live message dicts, not copies: stores copy or serialize what they keep).
 
     A reply still streaming is kept as far as it got (its ``loading`` flag is cleared on restore)."""
     kept = [stored_form(m) for m in messages]
-    return drop_temp(kept, pending=awaiting_call_ids(kept))
+    pending = awaiting_call_ids(kept)
+    clean = [m for m in kept if not _empty_reply(m)]
+    if not any(m.get("temp") or _odd_result(m) for m in clean) and not validate(clean, pending=pending):
+        return clean  # nothing to repair (the usual case): O(n) checks, no copies
+    return drop_temp(kept, pending=pending)
+
+
+def _empty_reply(message: Message) -> bool:
+    """An assistant message with nothing in it (a reply that has not started): repair drops it too."""
+    content = message.get("content")
+    return (message.get("role") == "assistant" and not message.get("tool_calls")
+            and (content is None or content == "" or content == []))
+
+
+def _odd_result(message: Message) -> bool:
+    return message.get("role") == "tool" and not isinstance(message.get("content"), (str, list))
 

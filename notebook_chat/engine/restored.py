@@ -14,6 +14,8 @@ OPEN_STATUSES = ("running", AWAITING)
 
 def settle_restored(messages: Sequence[Message]) -> tuple[list[Message], str | None]:
     """The settled history and a sentence saying what was repaired (None when it needed nothing)."""
+    if _settled_already(messages):
+        return list(messages), None  # the usual case: one pass over the history, no copies
     results_before = sum(1 for message in messages if message.get("role") == "tool")
     repaired = history.repair(messages)
     synthetic = {str(m.get("tool_call_id")) for m in repaired if (m.get("metadata") or {}).get("synthetic")}
@@ -49,3 +51,14 @@ def _summary(answered: int, dropped: int, closed: int) -> str | None:
     if not parts:
         return None
     return "The stored conversation was repaired: " + "; ".join(parts) + ". Nothing was run."
+
+
+def _settled_already(messages: Sequence[Message]) -> bool:
+    """No call is open, no rule is broken (then ``history.repair`` would change nothing this module counts)."""
+    for message in messages:
+        states = message.get("state")
+        entries = states.get("tool_calls") if isinstance(states, dict) else None
+        if isinstance(entries, dict) and any(
+                isinstance(entry, dict) and entry.get("status") in OPEN_STATUSES for entry in entries.values()):
+            return False
+    return not history.validate(messages)

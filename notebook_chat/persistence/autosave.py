@@ -4,6 +4,9 @@ Saved at once when the turn's shape changes (a turn starts — so the user messa
 the turn pauses, resumes or ends) and at most every ``min_interval`` seconds while a reply streams (the partial reply
 is kept). An approval leaves the paused state before its tool runs, so the record never shows an approved call as
 still awaiting: restoring it can't run the tool a second time.
+
+A streaming save costs what changed: when only replies grew since the last save (no state change), a store that
+can take just those messages (`SavesMessages`, the notebook store) gets them instead of the whole record.
 """
 
 from __future__ import annotations
@@ -11,11 +14,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from ..engine import EngineEvent, MessageEngine
+from ..engine import EngineEvent, Message, MessageEngine
+from ..engine.conversation import utc_now
 from .errors import PersistenceError
 from .stores import ConversationStore
+
+
+@runtime_checkable
+class SavesMessages(Protocol):
+    """A store that can save only the given messages (all else unchanged since its last save); False: it can't."""
+
+    def save_messages(self, key: str, messages: list[Message], updated_at: str) -> bool: ...
 
 
 class ConversationAutosave:
@@ -32,6 +43,10 @@ class ConversationAutosave:
         """While the store's writes fail, save only when the turn's shape changes (no throttled streaming writes):
         each later attempt is one the user was told about, and the first that succeeds ends the mode."""
         self._signature: tuple[Any, ...] | None = self._shape()
+        self._grown: dict[str, None] = {}
+        """Ids of the messages that grew (message events) since the last save."""
+        self._changed = True
+        """A state event since the last save: anything may have changed."""
         self._last_save = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._unsubscribe = engine.subscribe(self._on_event)
@@ -47,9 +62,13 @@ class ConversationAutosave:
             self._timer.cancel()
             self._timer = None
         self._last_save = time.monotonic()
+        grown, changed = self._grown, self._changed
+        self._grown, self._changed = {}, False
         try:
-            self.store.save(self.key, self.engine.export_record())
+            if changed or not grown or not self._save_grown(list(grown)):
+                self.store.save(self.key, self.engine.export_record())
         except (PersistenceError, ValueError, TypeError, OSError) as error:
+            self._changed = True
             self.last_error = error
             if self.on_error is not None:
                 self.on_error(error)
@@ -57,11 +76,28 @@ class ConversationAutosave:
         self.last_error = None
         self.saves += 1
 
+    def _save_grown(self, ids: list[str]) -> bool:
+        store = self.store
+        if not isinstance(store, SavesMessages):
+            return False
+        messages = self.engine.messages  # writes the streamed text into the reply
+        found: list[Message] = []
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index].get("id") in ids:
+                found.append(messages[index])
+                if len(found) == len(ids):
+                    break
+        return len(found) == len(ids) and store.save_messages(self.key, found, utc_now())
+
     def _shape(self) -> tuple[Any, ...]:
         state = self.engine.state
         return state.request_state, state.turn_id, len(state.messages)
 
     def _on_event(self, event: EngineEvent) -> None:
+        if event.kind == "message" and event.message_id is not None:
+            self._grown[event.message_id] = None
+        else:
+            self._changed = True
         if event.kind == "state":
             shape = self._shape()
             if shape != self._signature:

@@ -9,7 +9,7 @@ from notebook_chat.engine.conversation import ConversationRecord
 from notebook_chat.engine.errors import RecordError
 
 from .errors import SecretError, SerializationError, StoreError
-from .record import check_record
+from .record import check_record_sized
 from .stores import ConversationStore
 
 PAUSED = "$.paused_turn"
@@ -23,6 +23,8 @@ class LoadedConversation:
     """Why the stored data can't be used; it stays where it is, untouched, and must not be saved over."""
     notice: str | None = None
     """A problem that did not stop the load (e.g. a paused turn that could not be read)."""
+    size: int | None = None
+    """The record's JSON size in bytes, as the check measured it (None when nothing loaded)."""
 
 
 def read_record(data: Any) -> LoadedConversation:
@@ -32,7 +34,7 @@ def read_record(data: Any) -> LoadedConversation:
     if data is None:
         return LoadedConversation(None)
     try:
-        return LoadedConversation(check_record(data))
+        return LoadedConversation(*_sized(check_record_sized(data)))
     except RecordError as error:
         if not error.reason.startswith(PAUSED) or not isinstance(data, dict):
             return _refused(error)
@@ -45,7 +47,11 @@ def read_record(data: Any) -> LoadedConversation:
     if retried.record is None:
         return retried
     notice = f"the stored paused turn was dropped: the paused turn can't be restored: {paused_error}"
-    return LoadedConversation(retried.record, notice=notice)
+    return LoadedConversation(retried.record, notice=notice, size=retried.size)
+
+
+def _sized(checked: tuple[ConversationRecord, int]) -> tuple[ConversationRecord, None, None, int]:
+    return checked[0], None, None, checked[1]
 
 
 def _refused(reason: object) -> LoadedConversation:

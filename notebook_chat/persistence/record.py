@@ -12,7 +12,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from notebook_chat.engine.conversation import ConversationRecord, PausedTurn, validate_paused_turn, validate_record
+from notebook_chat.engine.conversation import (
+    MAX_MESSAGES,
+    ConversationRecord,
+    PausedTurn,
+    validate_message,
+    validate_paused_turn,
+    validate_record,
+)
 from notebook_chat.engine.errors import RecordError
 from notebook_chat.persistence.errors import SerializationError
 from notebook_chat.persistence.jsonsafe import MAX_DEPTH, to_json_value
@@ -27,6 +34,11 @@ _PLAIN, _SECRET, _HEADERS = 0, 1, 2
 
 def check_record(data: Any) -> ConversationRecord:
     """`data` when it may be stored: else `SerializationError` / `SecretError` (with the path) or `RecordError`."""
+    return check_record_sized(data)[0]
+
+
+def check_record_sized(data: Any) -> tuple[ConversationRecord, int]:
+    """`check_record`, and the size of the record's compact JSON it measured on the way."""
     size = _scan(data)
     if size > MAX_RECORD_BYTES:
         raise RecordError(f"$: the record is about {size} bytes of JSON, at most {MAX_RECORD_BYTES} are allowed")
@@ -34,7 +46,34 @@ def check_record(data: Any) -> ConversationRecord:
     paused = record.get("paused_turn")
     if paused is not None:
         _check_context(paused, "$.paused_turn")
-    return record
+    return record, size
+
+
+def check_message(message: Any, index: int) -> int:
+    """The same checks as ``check_record`` runs on ``$.messages[index]``, for one message; returns its JSON size.
+
+    With :func:`check_rest` this checks a record part by part: a record whose changed messages and (when they
+    changed) other fields pass, and whose summed size is in bounds, passes ``check_record`` whole."""
+    size = _scan(message, depth=2, path=f"$.messages[{index}]")
+    validate_message(message, index)
+    return size
+
+
+def check_rest(record: Any) -> int:
+    """``check_record`` of everything but the messages; returns that part's JSON size."""
+    if not isinstance(record, dict):
+        raise TypeError(f"a store saves JSON objects, got {type(record).__name__}")
+    return _scan(check_record({**record, "messages": []}))
+
+
+def record_size(rest_size: int, message_sizes: int, count: int) -> int:
+    """The size of a record from its parts (:func:`check_rest`, the sum of :func:`check_message`), checked."""
+    if count > MAX_MESSAGES:
+        raise RecordError(f"$.messages: holds {count} items, at most {MAX_MESSAGES} are allowed")
+    size = rest_size + message_sizes + count
+    if size > MAX_RECORD_BYTES:
+        raise RecordError(f"$: the record is about {size} bytes of JSON, at most {MAX_RECORD_BYTES} are allowed")
+    return size
 
 
 def check_paused_turn(data: Any) -> PausedTurn:
@@ -52,12 +91,14 @@ def _check_context(paused: PausedTurn, path: str) -> None:
                           "are allowed")
 
 
-def _scan(value: Any) -> int:
-    """The size of `value`'s compact JSON in bytes; raises naming the path when it is not strict, secret-free JSON."""
-    size = _walk(value)
+def _scan(value: Any, depth: int = 0, path: str = "$") -> int:
+    """The size of `value`'s compact JSON in bytes; raises naming the path when it is not strict, secret-free JSON.
+
+    `depth` and `path` place a part of a record (a message) where it sits in the whole."""
+    size = _walk(value, depth)
     if size < 0:
-        to_json_value(value)  # raises SerializationError with the path
-        assert_no_secrets(value)  # raises SecretError with the path
+        to_json_value(value, path)  # raises SerializationError with the path
+        assert_no_secrets(value, path)  # raises SecretError with the path
         raise SerializationError("$", "is not strict JSON")  # not reached: both scans agree with the walk
     return size
 
@@ -72,10 +113,10 @@ def _key_kind(key: str) -> int:
     return kind
 
 
-def _walk(value: Any) -> int:
+def _walk(value: Any, depth: int = 0) -> int:
     """One pass, no recursion: the size, or -1 at the first problem."""
     size = 0
-    stack: list[tuple[Any, int, bool]] = [(value, 0, False)]
+    stack: list[tuple[Any, int, bool]] = [(value, depth, False)]
     pop, push = stack.pop, stack.append
     while stack:
         item, depth, in_headers = pop()

@@ -113,6 +113,8 @@ ACTIONS: dict[str, ActionKind] = {
         "key": Field((str,), max_len=MAX_ID),
         "ok": Field((bool,)),
         "error": Field((str,), required=False, nullable=True, max_len=10_000),
+        "revision": Field((str,), required=False, nullable=True, max_len=MAX_ID),
+        "stale": Field((bool,), required=False, nullable=True),
     }, lambda target, p: target.on_persisted(p)),
 }
 

@@ -18,7 +18,7 @@ from ..persistence import (
     read_record,
 )
 from ..persistence.approval_ledger import ApprovalLedger, default_ledger_path
-from ..persistence.notebook_store import NotebookMetadataStore
+from ..persistence.notebook_store import NO_REVISION, REVISION, NotebookMetadataStore
 from ..plugins import (
     TOOL_REJECT,
     TOOL_RESUME,
@@ -168,10 +168,17 @@ class Chat:
     def _save_failed(self, error: Exception) -> None:
         self.engine.set_notice(SAVE_FAILED.format(error=error))
 
-    def persisted(self, key: str, ok: bool, error: str | None) -> None:
+    def persisted(self, key: str, ok: bool, error: str | None, *, stale: bool = False) -> None:
         """The browser's answer to a metadata write: a failure is shown (and autosave writes only at turn
-        boundaries) until a later write succeeds."""
+        boundaries) until a later write succeeds. A patch refused because the browser's copy is at another revision
+        (``stale``) is no failure: the whole record goes at once."""
         if key != self.key or not isinstance(self.store, NotebookMetadataStore):
+            return
+        if not ok:
+            self.store.forget_front_end_copy(key)
+        if stale and not ok:
+            if self._autosave is not None:
+                self._autosave.save_now()
             return
         if ok:
             if self._write_failure is not None and self.engine.state.notice == self._write_failure:
@@ -332,6 +339,8 @@ class Chat:
         if self.store is not None and not isinstance(self.store, NotebookMetadataStore):
             return  # the store the user chose wins
         live = self._restored or len(self.engine.turns) > 0
+        store = self.store if isinstance(self.store, NotebookMetadataStore) else NotebookMetadataStore(
+            self.widget.persist)
         if not live and isinstance(info.get("record_error"), str):
             self._record_refused = True  # what the notebook holds can't be read: never write over it
             self.engine.set_notice(info["record_error"])
@@ -342,14 +351,17 @@ class Chat:
                 self.engine.set_notice(REFUSED_IN_NOTEBOOK.format(reason=loaded.refused))
                 return
             if loaded.record is not None:
+                # the notebook holds it: nothing is written back
+                store.adopt(self.key, record, record.get(REVISION), loaded.size)
                 self.engine.load(loaded.record)
             if loaded.notice:
                 self.engine.set_notice(loaded.notice)
+        elif live and (record is None or record.get(REVISION, NO_REVISION) != store.revision(self.key)):
+            store.forget_front_end_copy(self.key)  # the view's copy is not the one this kernel wrote last
         self._restored = True
         if not self._record_refused:
-            if not isinstance(self.store, NotebookMetadataStore):
-                self.store = NotebookMetadataStore(self.widget.persist)
-            self._start_autosave(self.store, write_now=live)
+            self.store = store
+            self._start_autosave(store, write_now=live)
 
     def complete_mentions(self, prefix: str) -> list[dict[str, Any]]:
         """The composer's ``@`` autocomplete: the variables whose names start with ``prefix``, DataFrames first."""

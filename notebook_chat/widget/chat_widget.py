@@ -65,12 +65,13 @@ class ChatWidget(anywidget.AnyWidget):
 
     # kernel → browser ------------------------------------------------------------
 
-    def persist(self, key: str, record: Mapping[str, Any] | None) -> None:
-        """Ask the browser to write `record` to metadata["notebook_chat"]["conversations"][key].
+    def persist(self, write: Mapping[str, Any]) -> None:
+        """Ask the browser to apply a write (``{"key", "revision", "base", "ops"}``, see
+        ``persistence.notebook_store``) to metadata["notebook_chat"]["conversations"][key].
 
         The browser acknowledges with a "persisted" action (see `last_persist_ack`).
         """
-        self._post({"kind": "persist", "key": key, "record": record})
+        self._post({"kind": "persist", **write})
 
     def flush(self) -> None:
         """Send any pending delta or snapshot now (e.g. before a test inspects what was sent)."""
@@ -146,7 +147,7 @@ class ChatWidget(anywidget.AnyWidget):
         self.last_persist_ack = (key, ok, error)
         hook = getattr(self._controller, "persisted", None)
         if callable(hook):
-            result = hook(key, ok, error)
+            result = hook(key, ok, error, stale=payload.get("stale") is True)
             if inspect.isawaitable(result):
                 await result
 

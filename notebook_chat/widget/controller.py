@@ -69,7 +69,9 @@ class MentionAware(Protocol):
 class PersistAware(Protocol):
     """Optional: a controller with this method hears the browser's acknowledgement of a metadata write."""
 
-    def persisted(self, key: str, ok: bool, error: str | None) -> Any: ...
+    def persisted(self, key: str, ok: bool, error: str | None, *, stale: bool = False) -> Any:
+        """``stale``: the browser refused a patch because its copy is at another revision (send the whole record)."""
+        ...
 
 
 def event_kind(event: Any) -> str:

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-METADATA_JS = Path(__file__).resolve().parents[2] / "js" / "widget" / "src" / "metadata.js"
+SOURCES = Path(__file__).resolve().parents[2] / "js" / "widget" / "src"
+METADATA_JS = SOURCES / "metadata.js"
+PATCHES_JS = SOURCES / "patches.js"
+
+
+def bridge_module() -> str:
+    """patches.js + metadata.js as one ES module (the widget bundles them; the probe inlines them)."""
+    metadata = "\n".join(line for line in METADATA_JS.read_text().splitlines() if not line.startswith("import "))
+    return PATCHES_JS.read_text() + "\n" + metadata
 
 RENDER_JS = """
 export default {
@@ -16,8 +24,8 @@ export default {
     const onMessage = async (msg) => {
       if (msg.kind === 'persist') {
         try {
-          await notebook.write(msg.key, msg.record);
-          model.send({ kind: 'persisted', key: msg.key, ok: true, error: null });
+          const revision = await notebook.apply(msg.key, msg);
+          model.send({ kind: 'persisted', key: msg.key, ok: true, error: null, revision });
         } catch (error) {
           model.send({ kind: 'persisted', key: msg.key, ok: false, error: String(error.message ?? error) });
         }
@@ -47,15 +55,14 @@ import anywidget, traitlets
 from notebook_chat.persistence.notebook_store import NotebookMetadataStore
 
 class Probe(anywidget.AnyWidget):
-    _esm = pathlib.Path({str(METADATA_JS)!r}).read_text() + {RENDER_JS!r}
+    _esm = {bridge_module()!r} + {RENDER_JS!r}
     key = traitlets.Unicode("conv-1").tag(sync=True)
 
     def __init__(self):
         super().__init__()
         self.ready = None
         self.replies = []
-        send = lambda k, r: self.send({{"kind": "persist", "key": k, "record": r}})
-        self.store = NotebookMetadataStore(send)
+        self.store = NotebookMetadataStore(lambda write: self.send({{"kind": "persist", **write}}))
         self.on_msg(self._on_msg)
 
     def _on_msg(self, _widget, msg, _buffers):

@@ -29,17 +29,18 @@ def test_a_persisted_record_survives_save_and_kernel_restart(lab: Lab) -> None:
     assert (first["via"], first["cell_id"], first["record"]) == ("extension", "cell-0", None)
 
     lab.run_cell(2)
-    assert printed(lab.wait_for_output(2, "^REPLY"), "REPLY") == {
-        "kind": "persisted", "key": "conv-1", "ok": True, "error": None,
-    }
+    reply = printed(lab.wait_for_output(2, "^REPLY"), "REPLY")
+    assert {**reply, "revision": None} == {"kind": "persisted", "key": "conv-1", "ok": True, "error": None,
+                                           "revision": None}
     lab.save()
     on_disk = lab.read_notebook_from_disk()["metadata"]
-    assert on_disk["notebook_chat"] == {"version": 1, "conversations": {"conv-1": RECORD}}
+    assert on_disk["notebook_chat"] == {"version": 1, "conversations": {"conv-1": {**RECORD,
+                                                                                  "revision": reply["revision"]}}}
     assert on_disk["kernelspec"]["name"] == "python3"
 
     lab.restart_kernel()
     lab.run_cells(0, 1, 3)
-    assert printed(lab.wait_for_output(1, "^READY"), "READY")["record"] == RECORD
+    assert printed(lab.wait_for_output(1, "^READY"), "READY")["record"] == {**RECORD, "revision": reply["revision"]}
     assert printed(lab.wait_for_output(3, "^STORE"), "STORE") is None  # a new kernel has saved nothing yet
 
 
@@ -49,8 +50,9 @@ def test_the_bridge_falls_back_to_the_widget_managers_document_context(lab: Lab)
     lab.run_cells(0, 1, 2)
     ready = printed(lab.wait_for_output(1, "^READY"), "READY")
     assert (ready["via"], ready["cell_id"], ready["path"]) == ("widget-manager", "cell-0", lab.path)
-    printed(lab.wait_for_output(2, "^REPLY"), "REPLY")
-    assert lab.notebook_metadata("notebook_chat") == {"version": 1, "conversations": {"conv-1": RECORD}}
+    revision = printed(lab.wait_for_output(2, "^REPLY"), "REPLY")["revision"]
+    assert lab.notebook_metadata("notebook_chat") == {"version": 1, "conversations": {"conv-1": {
+        **RECORD, "revision": revision}}}
 
 
 def test_a_write_over_corrupt_metadata_is_refused_and_leaves_it_untouched(lab: Lab) -> None:
@@ -76,8 +78,8 @@ def test_insert_cell_below_adds_a_code_cell_under_the_widgets_cell(lab: Lab) -> 
 def test_a_reopened_notebook_draws_the_widget_again_and_hands_it_the_record(lab: Lab) -> None:
     lab.open_notebook("reopen.ipynb", [*CELLS[:3], "probe.ready = None", WAIT_READY])
     lab.run_cells(0, 1, 2, 3)
-    printed(lab.wait_for_output(2, "^REPLY"), "REPLY")
+    revision = printed(lab.wait_for_output(2, "^REPLY"), "REPLY")["revision"]
     lab.save()
     lab.close_and_reopen()
     lab.run_cell(4)
-    assert printed(lab.wait_for_output(4, "^READY"), "READY")["record"] == RECORD
+    assert printed(lab.wait_for_output(4, "^READY"), "READY")["record"] == {**RECORD, "revision": revision}

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from notebook_chat.persistence import FileStore
 from notebook_chat.providers import DemoModel, OpenAIChat
 from notebook_chat.testing import ScriptedProvider
 
-from .widget_doubles import RecordingComm
+from .widget_doubles import RecordingComm, notebook_entry
 
 
 def sent(chat: Chat) -> list[dict[str, Any]]:
@@ -141,8 +140,7 @@ async def record_paused_on_drop_table(ran: list[str]) -> dict[str, Any]:
         [{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}]), ran, key="cell-1")
     await first.restore(None, {"notebook": True, "cell_id": "cell-1"})
     await first.send("drop t1")
-    persisted = next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]
-    return json.loads(json.dumps(persisted))  # type: ignore[no-any-return]
+    return notebook_entry(sent(first))  # type: ignore[no-any-return]
 
 
 async def test_the_browser_restores_a_paused_turn_from_notebook_metadata_and_approve_runs_once(
@@ -159,10 +157,10 @@ async def test_the_browser_restores_a_paused_turn_from_notebook_metadata_and_app
     await second.approve("c1")
     assert restarted == ["t1"]
     assert ran == []
-    final = next(m for m in reversed(sent(second)) if m["kind"] == "persist")
-    assert final["key"] == "cell-1"
-    assert final["record"]["paused_turn"] is None
-    assert final["record"]["turns"][-1]["end_reason"] == "completed"
+    final = notebook_entry([{"kind": "persist", "key": "cell-1", "revision": record["revision"], "base": None,
+                             "ops": [{"op": "set", "path": [], "value": record}]}, *sent(second)])
+    assert final["paused_turn"] is None
+    assert final["turns"][-1]["end_reason"] == "completed"
 
 
 async def test_the_kernels_live_state_beats_the_metadata_of_a_re_rendered_view(
@@ -170,7 +168,7 @@ async def test_the_kernels_live_state_beats_the_metadata_of_a_re_rendered_view(
     chat = Chat(ScriptedProvider().text("one").text("two"), key="k")
     await chat.restore(None, {"notebook": True, "cell_id": "k"})
     await chat.send("first")
-    stale = json.loads(json.dumps(next(m for m in sent(chat) if m["kind"] == "persist")["record"]))
+    stale = notebook_entry(sent(chat))
     await chat.send("second")
     await chat.restore(stale, {"notebook": True, "cell_id": "k"})
     assert [m["content"] for m in chat.messages if m["role"] == "user"] == ["first", "second"]

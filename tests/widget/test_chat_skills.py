@@ -4,7 +4,6 @@ in the notebook's record across a restart."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from notebook_chat.plugins import skills as skill_tools
 from notebook_chat.testing import ScriptedProvider
 from tests.skills.skill_folders import CLEANING_BODY, cleaning_skill, plotting_skill
 
-from .widget_doubles import RecordingComm
+from .widget_doubles import RecordingComm, notebook_entry
 
 
 @pytest.fixture
@@ -96,7 +95,7 @@ async def test_the_selection_is_written_to_the_notebook_and_a_restarted_chat_get
     await first.restore(None, {"notebook": True, "cell_id": "cell-1"})
     first.skills.select("plotting-style")
     await first.send("hello")
-    record = json.loads(json.dumps(next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]))
+    record = notebook_entry(sent(first))
     assert record["plugins"] == {"skills": {"active": ["plotting-style"]}}
 
     second = Chat(ScriptedProvider(), skills=folders, key="cell-1")
@@ -115,7 +114,7 @@ async def test_after_a_restart_an_awaiting_read_is_approved_from_the_chat_and_ru
     first.skills.select("pandas-cleaning")
     await first.send("read the reference")
     assert first.pending_approvals[0]["name"] == skill_tools.READ_SKILL_FILE
-    record = json.loads(json.dumps(next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]))
+    record = notebook_entry(sent(first))
 
     second = Chat(ScriptedProvider().text("read it"), skills=folders, approve_skill_reads=True, key="cell-1")
     await second.restore(record, {"notebook": True, "cell_id": "cell-1"})
@@ -134,7 +133,7 @@ async def test_after_a_restart_without_the_skill_approve_says_why_and_deny_still
     await first.restore(None, {"notebook": True, "cell_id": "cell-1"})
     first.skills.select("pandas-cleaning")
     await first.send("read the reference")
-    record = json.loads(json.dumps(next(m for m in reversed(sent(first)) if m["kind"] == "persist")["record"]))
+    record = notebook_entry(sent(first))
 
     second = Chat(ScriptedProvider().text("skipped"), skills=[folders[1]], approve_skill_reads=True, key="cell-1")
     await second.restore(record, {"notebook": True, "cell_id": "cell-1"})

@@ -152,9 +152,10 @@ async def test_a_persisted_ack_is_kept_on_the_widget(widget: ChatWidget) -> None
     assert widget.last_persist_ack == ("k1", False, "no notebook")
 
 
-async def test_persist_sends_the_record_to_the_browser(widget: ChatWidget) -> None:
-    widget.persist("k1", {"messages": [], "turns": []})
-    assert sent(widget) == [{"kind": "persist", "key": "k1", "record": {"messages": [], "turns": []}}]
+async def test_persist_sends_the_write_to_the_browser(widget: ChatWidget) -> None:
+    write = {"key": "k1", "revision": "a-1", "base": None, "ops": [{"op": "set", "path": [], "value": {}}]}
+    widget.persist(write)
+    assert sent(widget) == [{"kind": "persist", **write}]
 
 
 async def test_controller_events_reach_the_browser_as_a_snapshot_then_deltas(

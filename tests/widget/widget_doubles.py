@@ -11,6 +11,8 @@ from typing import Any
 
 from comm.base_comm import BaseComm
 
+from notebook_chat.persistence.patches import apply_write
+
 
 class InMemoryController:
     def __init__(self, messages: list[dict[str, Any]] | None = None) -> None:
@@ -99,8 +101,8 @@ class InMemoryController:
         if info.get("record_error"):
             self.notice = info["record_error"]
 
-    def persisted(self, key: str, ok: bool, error: str | None) -> None:
-        self.calls.append(("persisted", key, ok, error))
+    def persisted(self, key: str, ok: bool, error: str | None, *, stale: bool = False) -> None:
+        self.calls.append(("persisted", key, ok, error) + (("stale",) if stale else ()))
 
 
 class RecordingComm(BaseComm):
@@ -115,3 +117,14 @@ class RecordingComm(BaseComm):
     ) -> None:
         if msg_type == "comm_msg" and isinstance(data, dict) and data.get("method") == "custom":
             self.sent.append(data["content"])
+
+
+def notebook_entry(sent: list[dict[str, Any]], key: str | None = None) -> Any:
+    """What the notebook's metadata holds under `key` (default: the first write's key) once the browser applied
+    every `persist` write in `sent`, as the browser does (`apply_write`, revision included)."""
+    entry: Any = None
+    for message in sent:
+        if message.get("kind") == "persist" and (key is None or message["key"] == key):
+            key = message["key"]
+            entry = apply_write(entry, message)
+    return entry

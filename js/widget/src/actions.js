@@ -14,7 +14,7 @@ export const ACTIONS = {
   remove_message: ["message_id"],
   edit_and_resend: ["message_id", "text"],
   complete_mentions: ["prefix"],
-  persisted: ["key", "ok", "error"],
+  persisted: ["key", "ok", "error", "revision", "stale"],
 };
 
 export class ActionSender {

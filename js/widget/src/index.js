@@ -3,6 +3,7 @@
 import "./styles.css";
 import { ChatView } from "./chat_view.js";
 import { connectNotebook } from "./metadata.js";
+import { PatchMismatch, StaleCopy } from "./patches.js";
 
 const BRIDGE_TIMEOUT_MS = 5000;
 const NO_NOTEBOOK = {
@@ -53,24 +54,30 @@ export default {
     onHeader();
 
     const bridgeReady = bridgeFor(model, el);
-    /** @param {string} key @param {object} record */
-    const persist = async (key, record) => {
+    /** One `persist` write (a versioned patch), applied to the notebook's metadata and acknowledged. @param {any} msg */
+    const persist = async (msg) => {
       const bridge = await bridgeReady;
       if (disposed) return;
-      if (!bridge.available) {
+      const key = msg.key;
+      if (!bridge.available || typeof bridge.apply !== "function") {
         post({ kind: "persisted", key, ok: false, error: "no notebook document is reachable from this view" });
         return;
       }
       try {
-        await bridge.write(key, record);
-        post({ kind: "persisted", key, ok: true, error: null });
+        const revision = await bridge.apply(key, msg);
+        el.dataset.persisted = String(Number(el.dataset.persisted ?? 0) + 1); // writes handled (tests wait on it)
+        post({ kind: "persisted", key, ok: true, error: null, revision, stale: false });
       } catch (err) {
-        post({ kind: "persisted", key, ok: false, error: String(/** @type {any} */ (err)?.message ?? err) });
+        const stale = err instanceof StaleCopy || err instanceof PatchMismatch; // the kernel sends the whole record
+        const error = stale ? null : String(/** @type {any} */ (err)?.message ?? err);
+        post({ kind: "persisted", key, ok: false, error, revision: null, stale });
       }
     };
+    let persisting = Promise.resolve();
     const onMessage = (/** @type {any} */ msg) => {
-      if (msg?.kind === "persist" && typeof msg.key === "string") persist(msg.key, msg.record);
-      else view.handle(msg);
+      if (msg?.kind === "persist" && typeof msg.key === "string") {
+        persisting = persisting.then(() => persist(msg)); // in order: each patch builds on the one before
+      } else view.handle(msg);
     };
     model.on("msg:custom", onMessage);
     model.on("change:header", onHeader);

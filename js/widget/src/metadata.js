@@ -6,6 +6,8 @@
 // Nowhere else (VS Code, Colab, static HTML) is a notebook reachable: `available` is false.
 // Writes only mark the notebook dirty; saving stays with the user (Ctrl+S) or JupyterLab's autosave.
 
+import { applyWrite } from './patches.js';
+
 export const METADATA_KEY = 'notebook_chat';
 export const METADATA_VERSION = 1;
 const ATTACH_TIMEOUT_MS = 5000;
@@ -19,6 +21,7 @@ const ATTACH_TIMEOUT_MS = 5000;
  *   path: string | null,
  *   read: (key: string) => JsonObject | null,
  *   write: (key: string, record: JsonObject | null) => Promise<void>,
+ *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}) => Promise<string | null>,
  *   insertCellBelow: (code: string) => boolean,
  *   save: () => Promise<void>,
  * }} NotebookHandle
@@ -53,6 +56,9 @@ export function unavailable() {
     path: null,
     read: () => null,
     write: async () => {
+      throw new Error('no notebook document is reachable from this front end');
+    },
+    apply: async () => {
       throw new Error('no notebook document is reachable from this front end');
     },
     insertCellBelow: () => false,
@@ -95,6 +101,28 @@ function makeHandle(via, context, listCells, el) {
       if (!notebook.dirty) {
         notebook.dirty = true;
       }
+    },
+    /**
+     * Apply one `persist` write (versioned patch) to the entry under `key`; returns the entry's new revision.
+     * Throws StaleCopy / PatchMismatch (patches.js) or a shape error, writing nothing.
+     */
+    async apply(key, write) {
+      if (typeof key !== 'string' || key === '') {
+        throw new Error('apply(key, write) needs a non-empty key');
+      }
+      const section = readSection(notebook);
+      const conversations = { ...section.conversations };
+      const entry = applyWrite(conversations[key] ?? null, write);
+      if (entry === null) {
+        delete conversations[key];
+      } else {
+        conversations[key] = entry;
+      }
+      notebook.setMetadata(METADATA_KEY, { ...section, version: METADATA_VERSION, conversations });
+      if (!notebook.dirty) {
+        notebook.dirty = true;
+      }
+      return entry === null ? null : write.revision;
     },
     /** Ctrl+S pressed inside the widget (which keeps keys from the notebook's shortcuts). */
     async save() {

@@ -1,0 +1,106 @@
+"""Kernel-side persistence costs at 100 / 1,000 / 5,000 messages (issue 17's kernel targets).
+
+Run: python benchmarks/persistence.py [N ...]   (default: 100 1000 5000)
+For a stored conversation of N messages (users, assistants with tool calls, tool results, ~300 characters each) it
+prints the median and best time of:
+  read_record        validating the untrusted record the browser hands over (target at 1,000: <= 15 ms)
+  Chat from record   building a Chat and restoring the record into it, as a displayed chat does (<= 25 ms)
+  streaming autosave one throttled save while a reply streams into the conversation (<= 2 ms at any N)
+  boundary autosave  one save at a turn boundary (a message added)
+and the bytes kernel->browser per streaming save and for displaying the unchanged chat. No kernel, no browser: the
+widget's outgoing messages are captured where they would go to the comm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from record_validation import record
+
+from notebook_chat import Chat
+from notebook_chat.engine import EngineEvent
+from notebook_chat.persistence import read_record
+from notebook_chat.providers import DemoModel
+
+TARGETS = {"read_record": 15.0, "chat_from_record": 25.0, "streaming_autosave": 2.0}
+
+
+def timed(work: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(median, best) of `repeat` runs in ms; the best is the figure to compare on a busy machine."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000, min(times) * 1000
+
+
+def displayed_chat(data: dict[str, Any]) -> tuple[Chat, list[dict[str, Any]]]:
+    """A Chat restored from `data` as the browser's "ready" does; returns it and the list its widget posts to."""
+    chat = Chat(DemoModel(), key="cell-1", restore_timeout=0)
+    posted: list[dict[str, Any]] = []
+    chat.widget._post = posted.append  # type: ignore[method-assign]
+    asyncio.run(chat.restore(json.loads(json.dumps(data)), {"notebook": True, "cell_id": "cell-1"}))
+    return chat, posted
+
+
+def persist_bytes(posted: list[dict[str, Any]]) -> int:
+    return sum(len(json.dumps(m)) for m in posted if m.get("kind") == "persist")
+
+
+def measure(count: int) -> dict[str, Any]:
+    data = record(count)
+    repeat = 30 if count <= 1000 else 8
+    figures: dict[str, Any] = {"messages": count, "record_kb": len(json.dumps(data)) // 1000}
+    copies = [json.loads(json.dumps(data)) for _ in range(repeat)]
+    figures["read_record"] = timed(lambda: read_record(copies.pop()), repeat)
+    parsed = [json.loads(json.dumps(data)) for _ in range(repeat)]
+    figures["chat_from_record"] = timed(lambda: displayed_chat(parsed.pop()), repeat)
+
+    chat, posted = displayed_chat(data)
+    figures["display_persist_bytes"] = persist_bytes(posted)
+    engine = chat.engine
+    reply: dict[str, Any] = {"id": "msg_streaming", "role": "assistant", "content": "Start.", "loading": True,
+                             "state": {"turn_id": "turn_x"}}
+    posted.clear()
+    start = time.perf_counter()
+    engine.append_message(reply)  # a boundary: the autosave saves at once
+    figures["boundary_autosave"] = ((time.perf_counter() - start) * 1000,) * 2
+    posted.clear()
+
+    def stream_save() -> None:
+        reply["content"] += " The next sentence of a long reply arrives in the stream." * 4
+        engine._emit(EngineEvent("message", "msg_streaming", "content", "..."))  # no loop: the autosave saves now
+
+    figures["streaming_autosave"] = timed(stream_save, repeat * 3)
+    figures["streaming_persist_bytes"] = persist_bytes(posted) // max(1, len(posted))
+    return figures
+
+
+def main(counts: list[int]) -> None:
+    print("notebook_chat kernel persistence (ms: median / best of the runs)")
+    for count in counts:
+        f = measure(count)
+        print(f"{f['messages']:>5} messages ({f['record_kb']} kB of JSON)")
+        for name in ("read_record", "chat_from_record", "streaming_autosave", "boundary_autosave"):
+            median, best = f[name]
+            target = TARGETS.get(name)
+            note = f"   target <= {target:g} ms at 1,000" if target and name != "streaming_autosave" else ""
+            if name == "streaming_autosave":
+                note = f"   target <= {target:g} ms at any length"
+            print(f"  {name:<20} median {median:8.2f}  best {best:8.2f}{note}")
+        print(f"  {'persist bytes':<20} on display of the unchanged chat: {f['display_persist_bytes']:,}; "
+              f"per streaming save: {f['streaming_persist_bytes']:,}")
+
+
+if __name__ == "__main__":
+    main([int(arg) for arg in sys.argv[1:]] or [100, 1000, 5000])
