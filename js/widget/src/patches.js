@@ -15,7 +15,7 @@ export class PatchMismatch extends Error {}
  */
 export function applyWrite(entry, write) {
   if (write.base !== null && write.base !== undefined) {
-    const held = isObject(entry) ? (entry.revision ?? "") : null;
+    const held = isJsonObject(entry) ? (entry.revision ?? "") : null;
     if (held !== write.base) {
       throw new StaleCopy(`the copy is at revision ${JSON.stringify(held)}, the patch needs ${JSON.stringify(write.base)}`);
     }
@@ -23,7 +23,7 @@ export function applyWrite(entry, write) {
   if (!Array.isArray(write.ops)) throw new PatchMismatch("a write needs a list of ops");
   let doc = entry === undefined ? null : structuredClone(entry);
   for (const op of write.ops) doc = applyOp(doc, op);
-  if (isObject(doc)) doc.revision = write.revision;
+  if (isJsonObject(doc)) doc.revision = write.revision;
   return doc;
 }
 
@@ -42,7 +42,7 @@ function applyOp(doc, op) {
       setChild(parent, last, structuredClone(op.value));
       break;
     case "delete":
-      if (!isObject(parent) || !Object.hasOwn(parent, last)) throw new PatchMismatch(`delete: no ${JSON.stringify(path)}`);
+      if (!isJsonObject(parent) || !Object.hasOwn(parent, last)) throw new PatchMismatch(`delete: no ${JSON.stringify(path)}`);
       delete parent[last];
       break;
     case "splice": {
@@ -76,17 +76,17 @@ function walk(doc, path) {
 }
 
 function child(node, step, path) {
-  if (isObject(node) && typeof step === "string" && Object.hasOwn(node, step)) return node[step];
+  if (isJsonObject(node) && typeof step === "string" && Object.hasOwn(node, step)) return node[step];
   if (Array.isArray(node) && Number.isInteger(step) && step >= 0 && step < node.length) return node[step];
   throw new PatchMismatch(`${JSON.stringify(path)} does not exist`);
 }
 
 function setChild(parent, key, value) {
-  if (isObject(parent) && typeof key === "string") parent[key] = value;
+  if (isJsonObject(parent) && typeof key === "string") parent[key] = value;
   else if (Array.isArray(parent) && Number.isInteger(key) && key >= 0 && key <= parent.length) parent[key] = value;
   else throw new PatchMismatch(`set: no place ${JSON.stringify(key)}`);
 }
 
-function isObject(value) {
+function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
