@@ -4,6 +4,7 @@ reply goes as appended text, and the whole record goes only when the browser's c
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
@@ -81,7 +82,7 @@ async def test_a_streamed_reply_is_written_as_appended_text_after_one_whole_reco
     assert [whole(write) for write in writes].count(True) == 1
     appends = [op for write in writes for op in write["ops"] if op["op"] == "append"]
     assert len(appends) >= 3
-    assert all(write["base"] == before["revision"] for before, write in zip(writes, writes[1:], strict=False))
+    assert all(write["base"] == before["revision"] for before, write in itertools.pairwise(writes))
     assert notebook_entry(sent(chat))["messages"][-1]["content"] == "word " * 400
 
 
