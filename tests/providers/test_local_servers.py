@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from notebook_chat.engine import MessageEngine
 from notebook_chat.providers import OpenAIChat, OpenAIResponses
 from notebook_chat.testing import FakeOpenAIServer, collect
 
@@ -55,3 +58,23 @@ def test_a_context_window_that_is_not_a_positive_number_of_tokens_is_refused() -
     for bad in (0, -5, 1.5, True, "2048"):
         with pytest.raises(ValueError, match="context_window"):
             OpenAIChat(MODEL, base_url="http://127.0.0.1:1/v1", context_window=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", [OpenAIChat, OpenAIResponses], ids=["chat", "responses"])
+async def test_a_context_window_leaves_the_oldest_whole_turns_out_of_the_request_for_both_apis(
+    server: FakeOpenAIServer, kind: type[OpenAIChat]
+) -> None:
+    old = [m for n in range(4) for m in (user(f"old question {n} " + "x" * 400),
+                                         {"role": "assistant", "content": f"old answer {n}"})]
+    engine = MessageEngine(kind(MODEL, base_url=server.base_url, max_retries=0, context_window=400),
+                           initial_messages=[{"role": "system", "content": "be brief"}, *old])
+    server.enqueue_text("fine", usage={})
+
+    await engine.send_message("the new question")
+
+    sent = json.dumps(server.requests[0].body)
+    left_out = engine.messages[-1]["metadata"]["left_out_turns"]
+    assert 0 < left_out < 4
+    assert [f"old question {n}" in sent for n in range(4)] == [False] * left_out + [True] * (4 - left_out)
+    assert "be brief" in sent
+    assert "the new question" in sent
