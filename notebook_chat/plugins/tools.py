@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import Message, PausedTurn, Plugin, PluginContext, PluginError, RecordError, ToolCall
 from ..engine.conversation import AWAITING, awaiting_call_ids, utc_now
-from ..engine.history import OUTCOME_UNKNOWN, arguments_object_or_none, normalize_arguments
+from ..engine.history import OUTCOME_UNKNOWN, UNKNOWN_TOOL_NAME, arguments_object_or_none, normalize_arguments
 from ..engine.messages import tool_result_message
 from ..engine.plugin import ToolProvider
 from ..persistence import capture_snapshot, check_paused_turn, check_restorable
@@ -30,6 +30,7 @@ ARGUMENTS_INCOMPLETE = ("arguments incomplete: the reply reached the output-toke
                         "arguments were complete, so it was not run")
 ALREADY_DECIDED = "already decided in an earlier kernel — outcome unknown"
 ALREADY_RAN = "already run in an earlier kernel"
+MALFORMED_CALL = "not run: the call was malformed ({problem}); call the tool again with JSON-object arguments"
 CANCELLED_BY_USER = "Cancelled by the user: the turn was stopped before this call was approved."
 NOT_RESTORED = "{reason}. Nothing was run; the messages are kept."
 
@@ -148,6 +149,13 @@ class ToolPlugin(Plugin):
                 call["function"]["arguments"] = normalize_arguments(call["function"]["arguments"])  # rule 3
                 message["state"]["arguments_incomplete"] = True
                 self._append_result(ctx, message, call["id"], ARGUMENTS_INCOMPLETE)
+                continue
+            problem = _malformed(call)
+            if problem is not None:  # never offered, never run: the model hears why and may call again
+                entries[call["id"]] = {"status": "failed", "error": problem}
+                call["function"]["name"] = call["function"]["name"] or UNKNOWN_TOOL_NAME
+                call["function"]["arguments"] = normalize_arguments(call["function"]["arguments"])  # rule 3
+                self._append_result(ctx, message, call["id"], MALFORMED_CALL.format(problem=problem))
                 continue
             tool = tools.get(call["function"]["name"])
             if tool is not None and await self._needs_approval(tool, call, ctx):
@@ -419,6 +427,15 @@ class ToolPlugin(Plugin):
             return None
         call = next((c for c in message.get("tool_calls") or [] if c["id"] == call_id), None)
         return (message, call) if call is not None else None
+
+
+def _malformed(call: ToolCall) -> str | None:
+    """Why a finished call can't be offered or run (no tool name; arguments that are not one JSON object)."""
+    if not call["function"]["name"]:
+        return "it has no tool name"
+    if arguments_object_or_none(call["function"]["arguments"] or "{}") is None:
+        return "its arguments are not a JSON object"
+    return None
 
 
 def _arguments_problem(arguments: Any) -> str | None:
