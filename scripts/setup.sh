@@ -14,7 +14,7 @@ if [ ! -x /usr/bin/chromium ] && [ "${NOTEBOOK_CHAT_SKIP_CHROMIUM:-0}" != "1" ];
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     echo "[setup] installing Debian chromium (browser tests)"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null  # a CJK font: the zh-CN screenshot
   else
     echo "[setup] WARNING: /usr/bin/chromium is missing; the browser tests need it (apt-get install chromium)" >&2
   fi

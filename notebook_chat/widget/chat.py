@@ -39,17 +39,10 @@ from . import recovery
 from .chat_widget import ChatWidget
 from .kernel_context import current_cell_id
 from .registry import note_displayed
+from .strings import text as notice_text
 from .view_model import conversation_view, message_view, skills_view, tool_results
 
 DEFAULT_MODEL = "gpt-4o-mini"
-WRITE_FAILED = ("This chat could not be stored in the notebook ({error}). It lives only in this kernel until a "
-                "write succeeds: the next change tries again. Save your work another way if this persists "
-                "(a FileStore: Chat(store=FileStore(path))).")
-NO_NOTEBOOK = ("No notebook document is reachable from this front end (VS Code, Colab, a plain page): the "
-               "conversation is kept in {store} only.")
-REFUSED_IN_STORE = "{reason}. It is kept untouched; this chat is not saved."
-REFUSED_IN_NOTEBOOK = "{reason}. It is kept untouched in the notebook; this chat is not saved."
-SAVE_FAILED = "The conversation could not be saved: {error}"
 
 
 def default_provider(model: str | None) -> Any:
@@ -106,8 +99,12 @@ class Chat:
         skills: Iterable[SkillSource] = (),
         skill_mode: SkillMode = "manual",
         approve_skill_reads: bool = False,
+        locale: str | None = None,
     ) -> None:
         self.provider = provider if provider is not None else default_provider(model)
+        self.locale = locale
+        """The language of the widget and its notices ("en", "zh-CN"); None: the page's (JupyterLab's) language,
+        and English notices."""
         self.skills = SkillPlugin(skills, mode=skill_mode, approve_reads=approve_skill_reads)
         """The skills: ``.available``, ``.active``, ``.select(*names)``, ``.deselect(*names)``."""
         given = list(tools)
@@ -133,9 +130,10 @@ class Chat:
         if loaded is not None and loaded.record is not None:
             self.engine.load(loaded.record)
         if loaded is not None and (loaded.refused or loaded.notice):
-            notice = REFUSED_IN_STORE.format(reason=loaded.refused) if loaded.refused else loaded.notice
+            notice = (notice_text("notice.refused_in_store", self.locale, reason=loaded.refused) if loaded.refused
+                      else loaded.notice)
             self.engine.set_notice(notice)
-        self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key)
+        self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key, locale=locale or "")
         if store is not None and not self._record_refused:
             self._start_autosave(store, write_now=False)
 
@@ -166,7 +164,7 @@ class Chat:
             self._autosave.save_now()
 
     def _save_failed(self, error: Exception) -> None:
-        self.engine.set_notice(SAVE_FAILED.format(error=error))
+        self.engine.set_notice(notice_text("notice.save_failed", self.locale, error=error))
 
     def persisted(self, key: str, ok: bool, error: str | None, *, stale: bool = False) -> None:
         """The browser's answer to a metadata write: a failure is shown (and autosave writes only at turn
@@ -186,7 +184,7 @@ class Chat:
             self._write_failure = None
         else:
             reason = (error or "the browser gave no reason").strip()[:300]
-            self._write_failure = WRITE_FAILED.format(error=reason)
+            self._write_failure = notice_text("notice.write_failed", self.locale, error=reason)
             self.engine.set_notice(self._write_failure)
         if self._autosave is not None:
             self._autosave.boundaries_only = not ok
@@ -334,7 +332,7 @@ class Chat:
             if self.store is None:
                 self.store = MemoryStore()
                 self._start_autosave(self.store, write_now=True)
-            self.engine.set_notice(NO_NOTEBOOK.format(store=type(self.store).__name__))
+            self.engine.set_notice(notice_text("notice.no_notebook", self.locale, store=type(self.store).__name__))
             return
         if self.store is not None and not isinstance(self.store, NotebookMetadataStore):
             return  # the store the user chose wins
@@ -348,7 +346,7 @@ class Chat:
             loaded = read_record(record)
             if loaded.refused:
                 self._record_refused = True
-                self.engine.set_notice(REFUSED_IN_NOTEBOOK.format(reason=loaded.refused))
+                self.engine.set_notice(notice_text("notice.refused_in_notebook", self.locale, reason=loaded.refused))
                 return
             if loaded.record is not None:
                 # the notebook holds it: nothing is written back

@@ -35,6 +35,8 @@ class ChatWidget(anywidget.AnyWidget):
 
     header = traitlets.Unicode("").tag(sync=True)
     key = traitlets.Unicode("").tag(sync=True)
+    locale = traitlets.Unicode("").tag(sync=True)
+    """The widget's language ("en", "zh-CN"), set once; "" follows the page (JupyterLab sets <html lang>)."""
 
     def __init__(
         self,
@@ -42,11 +44,12 @@ class ChatWidget(anywidget.AnyWidget):
         *,
         header: str = "",
         key: str = "",
+        locale: str = "",
         loop: asyncio.AbstractEventLoop | None = None,
         interval: float = 0.03,
         **kwargs: Any,
     ) -> None:
-        super().__init__(header=header, key=key, **kwargs)
+        super().__init__(header=header, key=key, locale=locale, **kwargs)
         self._controller = controller
         self._loop = loop if loop is not None else current_loop()
         self._tasks: set[asyncio.Task[None]] = set()

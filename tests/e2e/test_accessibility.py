@@ -11,7 +11,7 @@ import pytest
 
 from tests.e2e.axe import axe_violations, blocking, write_summary
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import Lab
+from tests.e2e.lab import Lab, documentation_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -187,3 +187,40 @@ def test_a_new_pending_approval_does_not_take_the_focus_from_a_draft_in_the_comp
     assert box.input_value() == "and then a second thought"
     assert card.locator("[data-action=approve]").is_visible()
     assert chat.root.locator(".nbc-status").inner_text() == "Waiting for approval"
+
+
+ZH_SETUP = '''
+@tool(approval=True)
+def publish(target: str) -> str:
+    """Publish the report."""
+    return f"published to {target}"
+
+provider = (ScriptedProvider().text("```python\\nprint('你好')\\n```\\n报告已准备好。")
+            .tool_calls([{"name": "publish", "arguments": {"target": "web"}, "id": "call_pub"}]))
+chat = Chat(provider, tools=[publish], key="zh", locale="zh-CN")
+chat
+'''
+
+
+def test_chat_locale_zh_cn_draws_the_widget_in_chinese_with_chinese_accessible_names(lab: Lab) -> None:
+    chat = open_chat(lab, "zh.ipynb", ZH_SETUP)
+    chat.send("准备报告")
+    chat.wait_reply_containing("报告已准备好。")
+    chat.send("发布")
+    chat.wait_pending_card()
+    chat.wait_state("paused")
+
+    root = chat.root
+    assert root.get_by_role("textbox", name="消息", exact=True).get_attribute("placeholder") == (
+        "输入消息（Enter 发送，Shift+Enter 换行，Esc 停止）")
+    assert root.get_by_role("log", name="对话").count() == 1
+    assert root.get_by_role("button", name="复制 python 代码").count() == 1
+    group = root.get_by_role("group", name="工具调用 publish：等待批准")
+    assert group.get_by_role("button", name="批准").count() == 1
+    assert group.get_by_role("button", name="拒绝", exact=True).count() == 1
+    assert root.locator(".nbc-status").inner_text() == "等待批准"
+    assert root.locator("[data-action=send]").inner_text() == "请先处理工具调用"
+    assert blocking(axe_violations(lab, root, "zh-CN: pending approval")) == []
+    root.locator("[data-field=input]").fill("/")
+    root.get_by_role("listbox", name="命令").wait_for()
+    root.screenshot(path=str(documentation_screenshot("screenshot-zh-CN.png")))

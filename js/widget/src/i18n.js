@@ -1,6 +1,7 @@
-// Every string a person reads in the widget, one table per language. `t(key, params)` looks a key up in the page's
-// language (JupyterLab sets <html lang>; else the browser's), falls back to English, and fills `{name}` slots.
-// The zh-CN table is a first pass; a missing key falls back to English, an unknown key throws (a typo is a bug).
+// Every string a person reads in the widget, one table per language (the kernel's notices have their own table,
+// notebook_chat/widget/strings.py). `t(key, params)` looks a key up in the widget's language — Chat(locale=...), else
+// the page's: JupyterLab's language setting sets <html lang>, else the browser's — and fills `{name}` slots.
+// test/i18n.test.js keeps both tables' keys equal and non-empty; an unknown key throws (a typo is a bug).
 
 /** @type {Record<string, string>} */
 const en = {
@@ -278,7 +279,13 @@ export function detectLanguage() {
   return "en";
 }
 
-/** @param {string} language a key of DICTIONARIES (tests; a page follows its own language) */
+/** The table for a language tag ("zh", "zh_CN", "zh-Hans" → "zh-CN"; else "en"). @param {string} tag */
+export function matchLanguage(tag) {
+  if (tag in DICTIONARIES) return tag;
+  return tag.toLowerCase().startsWith("zh") ? "zh-CN" : "en";
+}
+
+/** @param {string} language a key of DICTIONARIES (Chat(locale=...); else the page's language is used) */
 export function setLanguage(language) {
   if (!(language in DICTIONARIES)) throw new Error(`no strings for language ${language}`);
   current = language;

@@ -2,6 +2,7 @@
 // Protocol: docs/widget-protocol.md (kernel↔browser); the action table mirrors notebook_chat/widget/actions.py.
 import "./styles.css";
 import { ChatView } from "./chat_view.js";
+import { matchLanguage, setLanguage } from "./i18n.js";
 import { connectNotebook } from "./metadata.js";
 import { PatchMismatch, StaleCopy } from "./patches.js";
 
@@ -46,6 +47,8 @@ export default {
         view.setDead();
       }
     };
+    const locale = model.get("locale");
+    if (typeof locale === "string" && locale !== "") setLanguage(matchLanguage(locale));
     view = new ChatView(el, post);
     // ipywidgets marks a model's comm dead when its kernel restarts or stops (the only change after render)
     const onCommLive = () => view.setDead();

@@ -1,15 +1,7 @@
 // One card per tool call: name, arguments, status, result/error/display; Approve / Deny while awaiting approval.
-import { t } from "./i18n.js";
+import { DICTIONARIES, t } from "./i18n.js";
 import { button, codeElement, sanitize } from "./markdown.js";
 
-const STATUS_LABEL = {
-  running: "running",
-  success: "done",
-  failed: "failed",
-  cancelled: "cancelled",
-  "awaiting-approval": "awaiting approval",
-  denied: "denied",
-};
 
 /**
  * @typedef {{id: string, name: string, arguments: string, status: string, result?: string, error?: string,
@@ -72,10 +64,10 @@ export class ToolCard {
 
     const head = div("nbc-tool-head");
     const name = div("nbc-tool-name");
-    name.textContent = call.name || "(unnamed tool)";
+    name.textContent = call.name || t("tool.unnamed");
     const badge = div("nbc-tool-status");
     badge.dataset.status = call.status;
-    badge.textContent = STATUS_LABEL[/** @type {keyof typeof STATUS_LABEL} */ (call.status)] ?? call.status;
+    badge.textContent = `tool.status.${call.status}` in DICTIONARIES.en ? t(`tool.status.${call.status}`) : call.status;
     head.append(name, badge);
     el.append(head);
     el.setAttribute("role", "group");
@@ -95,13 +87,13 @@ export class ToolCard {
         const details = document.createElement("details");
         details.className = "nbc-tool-args-json";
         const summary = document.createElement("summary");
-        summary.textContent = "arguments as JSON";
+        summary.textContent = t("tool.arguments_json");
         details.append(summary, args);
         el.append(...previews, details);
       } else {
         el.append(args);
       }
-      if (call.edited_arguments != null) el.append(note("nbc-tool-edited", "arguments edited before approval"));
+      if (call.edited_arguments != null) el.append(note("nbc-tool-edited", t("tool.edited")));
     }
     if (call.result != null && call.result !== "") {
       const result = document.createElement("pre");
@@ -131,8 +123,8 @@ export class ToolCard {
     const invalid = note("nbc-tool-args-invalid", "");
     invalid.hidden = true;
 
-    const approve = button("Approve", "approve");
-    const deny = button("Deny", "deny");
+    const approve = button(t("tool.approve"), "approve");
+    const deny = button(t("tool.deny"), "deny");
     const actions = div("nbc-tool-actions");
     actions.append(approve, deny);
 
@@ -142,10 +134,10 @@ export class ToolCard {
     reason.type = "text";
     reason.className = "nbc-deny-reason";
     reason.dataset.field = "deny-reason";
-    reason.placeholder = "Reason (optional, sent to the model)";
+    reason.placeholder = t("tool.deny_reason");
     reason.setAttribute("aria-label", t("tool.deny_reason_label"));
-    const confirm = button("Deny tool call", "deny-confirm");
-    const cancel = button("Cancel", "deny-cancel");
+    const confirm = button(t("tool.deny_confirm"), "deny-confirm");
+    const cancel = button(t("tool.deny_cancel"), "deny-cancel");
     denyForm.append(reason, confirm, cancel);
 
     const validate = () => {
@@ -216,10 +208,10 @@ export function argumentsProblem(text) {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return `Arguments are not valid JSON: ${/** @type {Error} */ (err).message}`;
+    return t("tool.invalid_json", { error: /** @type {Error} */ (err).message });
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return "Arguments must be a JSON object.";
+    return t("tool.not_object");
   }
   return null;
 }
@@ -266,7 +258,7 @@ function renderDisplay(bundle) {
       if (typeof data !== "string") continue;
       const img = document.createElement("img");
       img.src = `data:${mime};base64,${data.replace(/\s/g, "")}`;
-      img.alt = "tool output";
+      img.alt = t("tool.image_alt");
       box.append(img);
       rich = true;
     }
@@ -289,7 +281,7 @@ function renderDisplay(bundle) {
     if (rich) {
       const details = document.createElement("details");
       const summary = document.createElement("summary");
-      summary.textContent = "Full text output";
+      summary.textContent = t("tool.full_text");
       details.append(summary, pre);
       box.append(details);
     } else {
