@@ -70,6 +70,9 @@ class MessageEngine:
         self._resuming = False
         self._resume_works: set[asyncio.Task[None]] = set()
         self._injected: list[tuple[int, int, list[Message]]] = []
+        self._call_ids: set[str] = set()
+        self._call_ids_scanned = 0
+        self._call_ids_of: list[Message] | None = None
         self._plugins = self._order(plugins)
         self._contexts = {id(p): PluginContext(self, p) for p in self._plugins}
         self._chunk_plugins = [p for p in self._plugins if overrides(p, "on_completion_chunk")]
@@ -455,7 +458,16 @@ class MessageEngine:
         await self._concurrent("on_after_request")
 
     def _tool_call_ids(self) -> set[str]:
-        return {call["id"] for message in self.state.messages for call in message.get("tool_calls") or ()}
+        """Every tool-call id in the conversation, scanning only the messages added since the last request (the list
+        is rescanned when it was replaced or shrank; an id that left it only makes a new id more cautious)."""
+        messages = self.state.messages
+        if messages is not self._call_ids_of or len(messages) < self._call_ids_scanned:
+            self._call_ids, self._call_ids_scanned, self._call_ids_of = set(), 0, messages
+        for message in messages[self._call_ids_scanned:]:
+            for call in message.get("tool_calls") or ():
+                self._call_ids.add(call["id"])
+        self._call_ids_scanned = len(messages)
+        return self._call_ids
 
     async def _consume(self, stream: Any, accumulator: StreamAccumulator) -> None:
         chunk_plugins = self._chunk_plugins
@@ -481,6 +493,7 @@ class MessageEngine:
     def _close_reply(self, assistant: Message, accumulator: StreamAccumulator) -> None:
         accumulator.close()
         self._accumulator = None
+        self._call_ids.update(call["id"] for call in assistant.get("tool_calls") or ())  # scanned while empty
         assistant["loading"] = False
         self.last_finish_reason = accumulator.finish_reason
         assistant["state"]["finish_reason"] = accumulator.finish_reason

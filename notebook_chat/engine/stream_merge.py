@@ -33,6 +33,41 @@ Appended = Callable[[str, str], None]
 """Called with (field, appended_text); field is ``content``, ``reasoning_content`` or ``args:<tool_call_id>``."""
 
 
+class _ChoicePaths:
+    """The error paths of one choice position, built once (an f-string per chunk would cost more than the chunk)."""
+
+    __slots__ = ("content", "delta", "finish_reason", "fragments", "index", "reasoning", "tool_calls", "where")
+
+    def __init__(self, position: int) -> None:
+        where = f"choices[{position}]"
+        self.where = where
+        self.index = f"{where}.index"
+        self.delta = f"{where}.delta"
+        self.finish_reason = f"{where}.finish_reason"
+        self.content = f"{where}.delta.content"
+        self.reasoning = f"{where}.delta.reasoning_content"
+        self.tool_calls = f"{where}.delta.tool_calls"
+        self.fragments: list[str] = []
+
+    def fragment(self, position: int) -> str:
+        while len(self.fragments) <= position:
+            self.fragments.append(f"{self.tool_calls}[{len(self.fragments)}]")
+        return self.fragments[position]
+
+
+_PATHS: list[_ChoicePaths] = [_ChoicePaths(0)]
+_MESSAGE_PATHS = _ChoicePaths(0)
+"""A complete completion's message: its fields are named under ``choices[0].message``."""
+_MESSAGE_PATHS.content, _MESSAGE_PATHS.reasoning = "choices[0].message.content", "choices[0].message.reasoning_content"
+_MESSAGE_PATHS.tool_calls = "choices[0].message.tool_calls"
+
+
+def _paths(position: int) -> _ChoicePaths:
+    while len(_PATHS) <= position and len(_PATHS) < 64:
+        _PATHS.append(_ChoicePaths(len(_PATHS)))
+    return _PATHS[position] if position < len(_PATHS) else _ChoicePaths(position)
+
+
 class _PendingCall:
     __slots__ = ("arguments", "chars", "id", "name")
 
@@ -55,7 +90,9 @@ class StreamAccumulator:
         self._calls: list[_PendingCall] = []
         self._calls_by_index: dict[int, _PendingCall] = {}
         self._calls_by_given_id: dict[str, _PendingCall] = {}
-        self._taken = set(taken_ids)
+        self._taken_before = taken_ids
+        """Ids the conversation already uses (the engine's set, read only: not copied per request)."""
+        self._taken: set[str] = set()
         self._joiner = SurrogateJoiner()
         self._on_append = on_append
         self._dirty = False
@@ -67,28 +104,28 @@ class StreamAccumulator:
         if usage:
             self.usage = usage
         for position, choice in enumerate(optional_list(chunk.get("choices"), "chunk.choices") or ()):
-            where = f"choices[{position}]"
-            choice = optional_dict(choice, where) or {}
-            if optional_int(choice.get("index"), f"{where}.index") not in (None, 0):
+            paths = _paths(position)
+            choice = optional_dict(choice, paths.where) or {}
+            if optional_int(choice.get("index"), paths.index) not in (None, 0):
                 continue
-            self._add_delta(optional_dict(choice.get("delta"), f"{where}.delta") or {}, f"{where}.delta")
-            reason = optional_str(choice.get("finish_reason"), f"{where}.finish_reason")
+            self._add_delta(optional_dict(choice.get("delta"), paths.delta) or {}, paths)
+            reason = optional_str(choice.get("finish_reason"), paths.finish_reason)
             if reason:
                 self.finish_reason = reason
 
-    def _add_delta(self, delta: dict[str, Any], where: str) -> None:
-        text = optional_str(delta.get("content"), f"{where}.content")
+    def _add_delta(self, delta: dict[str, Any], paths: _ChoicePaths) -> None:
+        text = optional_str(delta.get("content"), paths.content)
         if text:
             self._add_text("content", self._content, text)
         reasoning = delta.get("reasoning_content")
         if reasoning is None:
             reasoning = delta.get("reasoning")
-        reasoning = optional_str(reasoning, f"{where}.reasoning_content")
+        reasoning = optional_str(reasoning, paths.reasoning)
         if reasoning:
             self._add_text("reasoning_content", self._reasoning, reasoning)
-        for position, fragment in enumerate(optional_list(delta.get("tool_calls"), f"{where}.tool_calls") or ()):
-            self._add_tool_call_fragment(optional_dict(fragment, f"{where}.tool_calls[{position}]") or {},
-                                         f"{where}.tool_calls[{position}]")
+        for position, fragment in enumerate(optional_list(delta.get("tool_calls"), paths.tool_calls) or ()):
+            where = paths.fragment(position)
+            self._add_tool_call_fragment(optional_dict(fragment, where) or {}, where)
 
     def _add_text(self, field: str, pieces: list[str], text: str) -> None:
         text = self._joiner.join(field, text)
@@ -148,7 +185,7 @@ class StreamAccumulator:
         per reply: ``call_0`` every round); then ``<id>_<n>``, so every call keeps its own result and decision."""
         check_limit(len(call_id), MAX_ID_CHARS, "a tool call id")
         unique, number = call_id, 1
-        while unique in self._taken:
+        while unique in self._taken or unique in self._taken_before:
             number += 1
             unique = f"{call_id[:MAX_ID_CHARS - 8]}_{number}"
         self._taken.add(unique)
@@ -185,7 +222,7 @@ class StreamAccumulator:
                 for i, call in enumerate(calls)
             ],
         }
-        self._add_delta(delta, "choices[0].message")
+        self._add_delta(delta, _MESSAGE_PATHS)
         self.finish_reason = optional_str(choice.get("finish_reason"), "choices[0].finish_reason") or \
             self.finish_reason
 
