@@ -1,9 +1,14 @@
 """Streams ~80 KB of markdown in 20,000 chunks through a `Chat` in a real JupyterLab + Chromium, and the same text
 through a bare anywidget that only appends text with 16 ms batching (the transport limit), in the same run.
 
-Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--keep DIR]
-  --pace S  spread the stream over about S seconds (sleep between chunk groups) instead of as fast as possible,
-            so the browser renders many deltas (as with a real model); default 0 = as fast as possible.
+Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history N[,N...]] [--keep DIR]
+  --pace S     spread the stream over about S seconds (sleep between chunk groups) instead of as fast as possible,
+               so the browser renders many deltas (as with a real model); default 0 = as fast as possible.
+  --history N  stream into a chat whose notebook already holds N messages (restored from the notebook's metadata,
+               as after a kernel restart); several values run one after another in the same JupyterLab and the
+               report ends with the ratios of their bytes (e.g. --history 10,1000). Default: none.
+It builds what it needs itself: the reference render needs the widget's esbuild (js/widget/node_modules), installed
+with `npm ci` when missing.
 
 Prints, for each widget: kernel→browser custom messages (and their bytes), time from the cell's start until the
 final text is in the DOM, end-of-stream lag (DOM complete minus the kernel's stream end), whether the final DOM
@@ -222,10 +227,8 @@ RECORDER = """([cells, cell, selector]) => {
   const tick = () => {
     if (!state.active) return;
     state.frames += 1;
-    if (!state.el?.isConnected) {
-      const found = document.querySelectorAll(cells)[cell]?.querySelectorAll(selector);
-      state.el = found && found.length ? found[found.length - 1] : null;
-    }
+    const found = document.querySelectorAll(cells)[cell]?.querySelectorAll(selector);
+    state.el = found && found.length ? found[found.length - 1] : null;  // the latest: a new reply's once it shows
     const length = state.el ? state.el.textContent.length : -1;
     if (length !== state.length) { state.length = length; state.changed = Date.now(); }
     requestAnimationFrame(tick);
@@ -322,7 +325,7 @@ def self_time(profile: dict[str, Any], wanted: Any) -> float:
     return total / 1e6
 
 
-def benchmark(chunks: int, pace: float, keep: Path | None) -> None:
+def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int | None]) -> None:
     work = Path(tempfile.mkdtemp(prefix="widget-stream-")) if keep is None else keep
     server = start_lab_server(work)
     try:
@@ -331,7 +334,11 @@ def benchmark(chunks: int, pace: float, keep: Path | None) -> None:
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
             try:
-                run_notebook(lab, chunks, pace)
+                runs = []
+                for history in histories:
+                    runs.append(run_notebook(lab, chunks, pace, history))
+                    lab.shutdown_kernels()
+                compare_histories(runs)
             except Exception:
                 for cell in range(lab.cells().count()):
                     print(f"--- cell {cell} output:\n{lab.output_text(cell)[-2000:]}", file=sys.stderr)
@@ -344,11 +351,21 @@ def benchmark(chunks: int, pace: float, keep: Path | None) -> None:
         server.stop()
 
 
-def run_notebook(lab: Lab, chunks: int, pace: float) -> None:
+def history_metadata(count: int) -> dict[str, Any]:
+    """Notebook metadata holding a conversation of `count` messages under the benchmark chat's key."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from record_validation import record
+
+    return {"notebook_chat": {"version": 1, "conversations": {"bench": record(count)}}}
+
+
+def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None) -> dict[str, Any]:
     setup = (SETUP.replace("__MARKDOWN_REPLY__", inspect.getsource(markdown_reply))
              .replace("__CHUNKS__", str(chunks)).replace("__PACE__", repr(pace)))
     reference = REFERENCE.replace("__REFERENCE_ESM__", repr(str(reference_esm(lab.server.root / "reference.js"))))
-    lab.open_notebook("bench.ipynb", [setup, SHOW_CHAT, SHOW_BARE, RUN_CHAT, RUN_BARE, COUNTS, reference])
+    name = "bench.ipynb" if history is None else f"bench-{history}.ipynb"
+    metadata = None if history is None else history_metadata(history)
+    lab.open_notebook(name, [setup, SHOW_CHAT, SHOW_BARE, RUN_CHAT, RUN_BARE, COUNTS, reference], metadata=metadata)
     lab.run_cell(CELL_SETUP)
     info = run_output(lab, CELL_SETUP, "SETUP")
     lab.run_cells(CELL_CHAT, CELL_BARE)
@@ -373,11 +390,32 @@ def run_notebook(lab: Lab, chunks: int, pace: float) -> None:
         "chat reply in the kernel = streamed text": bool(chat["kernel_text_ok"]),
         "bare DOM text = streamed text (no loss)": element_text(page, CELL_BARE, BARE_TEXT) == markdown_reply(80_000),
     }
+    if history is not None:
+        print(f"\n=== the chat's notebook held {history:,} messages before the stream ===")
     report(info, chat, bare, counts, checks)
+    return {"history": history, "chat": counts["chat"], "bare": counts["bare"], "lag": chat["lag"],
+            "to_dom": chat["to_dom"], "bare_to_dom": bare["to_dom"]}
+
+
+def compare_histories(runs: list[dict[str, Any]]) -> None:
+    """Bytes kernel→browser of the same reply streamed into chats of different lengths, in this one run."""
+    if len(runs) < 2:
+        return
+    base = runs[0]
+    print(f"\nsame reply, chats of different lengths (ratios to the {base['history']:,}-message chat):")
+    for run in runs:
+        print(f"  {run['history']:>6,} messages: {run['chat']['bytes'] / 1000:9.1f} KB in {run['chat']['messages']:>5} "
+              f"messages = {run['chat']['bytes'] / base['chat']['bytes']:.2f}x; "
+              f"{run['chat']['bytes'] / max(1, run['bare']['bytes']):.2f}x the bare widget's bytes; "
+              f"end lag {run['lag']:.2f} s; DOM {run['to_dom'] / max(run['bare_to_dom'], 0.001):.2f}x the bare widget")
 
 
 def reference_esm(target: Path) -> Path:
     """Bundle REFERENCE_ENTRY (the widget's own markdown module) into `target` with the widget's esbuild."""
+    esbuild = WIDGET_JS / "node_modules" / ".bin" / "esbuild"
+    if not esbuild.exists():
+        print(f"[widget_stream] installing the widget's build tools (npm ci in {WIDGET_JS})", flush=True)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], check=True, cwd=WIDGET_JS)
     entry = WIDGET_JS / ".reference-entry.js"
     entry.write_text(REFERENCE_ENTRY.replace("__MARKDOWN_JS__", "./src/markdown.js"))
     try:
@@ -415,6 +453,8 @@ if __name__ == "__main__":
     parser.add_argument("--pace", type=float, default=0.0)
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--profile", action="store_true", help="also print the page's hottest functions")
+    parser.add_argument("--history", default=None, help="messages the chat holds before the stream: N or N,M,...")
     args = parser.parse_args()
     PROFILE_TOP = args.profile
-    benchmark(args.chunks, args.pace, args.keep)
+    histories: list[int | None] = [int(n) for n in args.history.split(",")] if args.history else [None]
+    benchmark(args.chunks, args.pace, args.keep, histories)

@@ -18,16 +18,31 @@ import { leftOutText, usageText } from "./usage.js";
  *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void}} Hooks
  */
 
-/** Runs dirty renders once per frame. */
+/** Main-thread time a frame may spend on background work: drawing older messages, their first renders. */
+export const FRAME_BUDGET_MS = 12;
+/** Messages drawn at once when a long conversation first arrives (the latest ones); the rest follow in slices. */
+export const FIRST_PAINT = 30;
+
+/**
+ * Runs dirty renders once per frame. What changed in view (a streaming reply, an updated message) renders in the
+ * next frame; background renders (messages drawn for the first time) share a time budget per frame, newest first.
+ */
 class FrameScheduler {
   constructor() {
     /** @type {Set<MessageNode>} */
     this.dirty = new Set();
+    /** @type {Set<MessageNode>} */
+    this.backlog = new Set();
+    /** @type {(() => boolean) | null} background work after the renders; returns true while more remains */
+    this.background = null;
     this.frame = 0;
   }
   /** @param {MessageNode} node */
   add(node) {
-    this.dirty.add(node);
+    (node.background ? this.backlog : this.dirty).add(node);
+    this.request();
+  }
+  request() {
     if (!this.frame) this.frame = requestAnimationFrame(() => this.run());
   }
   run() {
@@ -39,10 +54,22 @@ class FrameScheduler {
       if (node.disposed) continue;
       if (!node.render(now)) this.add(node);
     }
+    const deadline = now + FRAME_BUDGET_MS;
+    for (const node of this.backlog) {
+      if (performance.now() > deadline) break;
+      this.backlog.delete(node);
+      if (node.disposed) continue;
+      node.background = false;
+      if (!node.render(performance.now())) this.add(node);
+    }
+    if (this.background && performance.now() < deadline && !this.background()) this.background = null;
+    if (this.backlog.size || this.background) this.request();
   }
   dispose() {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.dirty.clear();
+    this.backlog.clear();
+    this.background = null;
   }
 }
 
@@ -62,12 +89,30 @@ export class MessageList {
     this.live = false;
     /** @type {Map<string, MessageNode>} */
     this.nodes = new Map();
+    /** @type {MessageView[]} older messages not drawn yet (a long conversation's first paint), newest last */
+    this.older = [];
     this.scheduler = new FrameScheduler();
   }
 
-  /** @param {MessageView[]} messages the full list from a snapshot */
+  /**
+   * @param {MessageView[]} messages the full list from a snapshot. A long conversation arriving into an empty list
+   * draws its latest FIRST_PAINT messages now and the older ones above them in slices (a frame budget each), so
+   * the page never freezes; messages not drawn yet wait in `this.older` (newest last) and take later snapshots.
+   */
   reconcile(messages) {
-    const visible = messages.filter((m) => !m.hidden && (m.role === "user" || m.role === "assistant"));
+    let visible = messages.filter((m) => !m.hidden && (m.role === "user" || m.role === "assistant"));
+    if (this.nodes.size === 0 && this.older.length === 0 && visible.length > FIRST_PAINT) {
+      this.older = visible.slice(0, visible.length - FIRST_PAINT);
+      visible = visible.slice(visible.length - FIRST_PAINT);
+      this.scheduler.background = () => this.drawOlder();
+      this.scheduler.request();
+    } else if (this.older.length) {
+      const first = visible.findIndex((m) => this.nodes.has(m.id));
+      const cut = first < 0 ? 0 : first;
+      this.older = visible.slice(0, cut);
+      visible = visible.slice(cut);
+      if (this.older.length === 0) this.scheduler.background = null;
+    }
     const keep = new Set(visible.map((m) => m.id));
     for (const [id, node] of this.nodes) {
       if (!keep.has(id)) {
@@ -88,6 +133,30 @@ export class MessageList {
       if (node.el !== cursor) this.el.insertBefore(node.el, cursor);
       else cursor = nextMessageEl(cursor.nextSibling);
     }
+  }
+
+  /**
+   * One slice of the older messages, drawn above the first drawn one until the frame budget is spent; the reader's
+   * view stays where it is (measured from the bottom). @returns {boolean} true while more remain
+   */
+  drawOlder() {
+    if (this.older.length === 0) return false;
+    const start = performance.now();
+    const fragment = document.createDocumentFragment();
+    const drawn = [];
+    while (this.older.length && (drawn.length === 0 || performance.now() - start < FRAME_BUDGET_MS / 2)) {
+      const message = /** @type {MessageView} */ (this.older.pop());
+      const node = new MessageNode(message, this.hooks, this.scheduler, false, true);
+      this.nodes.set(message.id, node);
+      drawn.push(node);
+    }
+    for (let i = drawn.length - 1; i >= 0; i--) fragment.append(drawn[i].el);
+    const list = this.el;
+    const fromBottom = list.scrollHeight - list.scrollTop;
+    list.insertBefore(fragment, nextMessageEl(list.firstChild));
+    list.scrollTop = list.scrollHeight - fromBottom;
+    this.el.dataset.older = String(this.older.length);
+    return this.older.length > 0;
   }
 
   /** @param {{id: string, field: string, append: string}[]} ops */
@@ -122,9 +191,11 @@ class MessageNode {
   /**
    * @param {MessageView} message @param {Hooks} hooks @param {FrameScheduler} scheduler
    * @param {boolean} live a turn is running: a finished reply drawn now is announced
+   * @param {boolean} [background] its first render waits for spare frame time (an older message of a first paint)
    */
-  constructor(message, hooks, scheduler, live) {
+  constructor(message, hooks, scheduler, live, background = false) {
     this.hooks = hooks;
+    this.background = background;
     /** announce the reply once its text is drawn */
     this.announce = live && message.role === "assistant" && message.loading !== true;
     this.scheduler = scheduler;
