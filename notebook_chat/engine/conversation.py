@@ -186,6 +186,10 @@ class ToolCallState(TypedDict, total=False):
     """The model's arguments, when the user edited them before approving."""
     arguments_edited: str | None
     """The arguments the call ran with, when the user edited them."""
+    decided_by: str | None
+    """Who approved or denied it: ``"user"`` (the widget's buttons) or ``"code"`` (``chat.approve``/``deny``)."""
+    decided_at: float | None
+    """When it was decided (epoch seconds)."""
 
 
 @with_config(_OPEN)

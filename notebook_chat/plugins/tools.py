@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from ..engine import Message, PausedTurn, Plugin, PluginContext, PluginError, RecordError, ToolCall
-from ..engine.conversation import AWAITING, awaiting_call_ids, utc_now
+from ..engine.conversation import AWAITING, ToolCallState, awaiting_call_ids, utc_now
 from ..engine.history import OUTCOME_UNKNOWN, UNKNOWN_TOOL_NAME, arguments_object_or_none, normalize_arguments
 from ..engine.messages import tool_result_message
 from ..engine.plugin import ToolProvider
@@ -31,6 +32,8 @@ ARGUMENTS_INCOMPLETE = ("arguments incomplete: the reply reached the output-toke
 ALREADY_DECIDED = "already decided in an earlier kernel — outcome unknown"
 ALREADY_RAN = "already run in an earlier kernel"
 MALFORMED_CALL = "not run: the call was malformed ({problem}); call the tool again with JSON-object arguments"
+EDITED_NOTE_PREFIX = "[The user edited the arguments before approving;"
+"""Starts the model-facing first line of an edited call's result (the widget shows its own sentence instead)."""
 CANCELLED_BY_USER = "Cancelled by the user: the turn was stopped before this call was approved."
 NOT_RESTORED = "{reason}. Nothing was run; the messages are kept."
 
@@ -85,6 +88,17 @@ class ToolPlugin(Plugin):
 
     def remove_tool(self, name: str) -> None:
         self._tools.pop(name, None)
+
+    def tool_summaries(self) -> dict[str, dict[str, Any]]:
+        """``{name: {"description", "approval"}}`` of the tools the model can call now (for the widget's cards and
+        its empty state); empty before the engine started or when the provided tools can't be resolved."""
+        ctx = getattr(self, "_ctx", None)
+        try:
+            tools = self.resolve_tools(ctx) if ctx is not None else dict(self._tools)
+        except Exception:
+            tools = dict(self._tools)
+        return {name: {"description": tool.description, "approval": bool(tool.approval)}
+                for name, tool in tools.items()}
 
     def resolve_tools(self, ctx: PluginContext) -> dict[str, Tool]:
         """Own tools plus those of every :class:`ToolProvider` plugin; duplicate names are an error."""
@@ -208,6 +222,7 @@ class ToolPlugin(Plugin):
                 return {"status": "invalid-arguments", "tool_call_id": call_id, "error": problem}
         entry = message["state"]["tool_calls"][call_id]
         entry["status"] = "running"
+        _record_decision(entry, payload)
         if edited is not None:
             text = edited if isinstance(edited, str) else json.dumps(edited, ensure_ascii=False)
             if text != call["function"]["arguments"]:
@@ -232,6 +247,7 @@ class ToolPlugin(Plugin):
         reason = payload.get("reason")
         entry = message["state"]["tool_calls"][call["id"]]
         entry["status"] = "denied"
+        _record_decision(entry, payload)
         text = DENIED_BY_USER
         if isinstance(reason, str) and reason.strip():
             entry["reason"] = reason.strip()
@@ -357,7 +373,7 @@ class ToolPlugin(Plugin):
         content = result.content
         if entry.get("arguments_edited") is not None:
             ran_with = call["function"]["arguments"]
-            content = f"[The user edited the arguments before approving; it ran with {ran_with}]\n{content}"
+            content = f"{EDITED_NOTE_PREFIX} it ran with {ran_with}]\n{content}"
         self._append_result(ctx, message, call["id"], content, display=result.display)
         if self.on_tool_call_end is not None:
             await _maybe_await(self.on_tool_call_end(call, result, ctx))
@@ -448,3 +464,10 @@ def _arguments_problem(arguments: Any) -> str | None:
     except ValueError as error:
         return f"the edited arguments are not valid JSON: {error}"
     return None if isinstance(value, dict) else "the edited arguments must be a JSON object"
+
+
+def _record_decision(entry: ToolCallState, payload: dict[str, Any]) -> None:
+    """Who decided (``"user"`` from the widget, ``"code"`` from ``chat.approve``/``deny``) and when (epoch s)."""
+    by = payload.get("by")
+    entry["decided_by"] = by if by in ("user", "code") else "code"
+    entry["decided_at"] = round(time.time(), 3)

@@ -95,9 +95,9 @@ ACTIONS: dict[str, ActionKind] = {
     "approve": ActionKind({
         "tool_call_id": _ID,
         "arguments": Field((str,), required=False, nullable=True, max_len=MAX_TEXT, json_object=True),
-    }, lambda target, p: target.controller.approve(p["tool_call_id"], p["arguments"])),
+    }, lambda target, p: target.controller.approve(p["tool_call_id"], p["arguments"], by="user")),
     "deny": ActionKind({"tool_call_id": _ID, "reason": _OPT_TEXT},
-                       lambda target, p: target.controller.deny(p["tool_call_id"], p["reason"])),
+                       lambda target, p: target.controller.deny(p["tool_call_id"], p["reason"], by="user")),
     "continue": ActionKind({"instruction": _OPT_TEXT},
                            lambda target, p: target.controller.continue_turn(p["instruction"])),
     "skill": ActionKind({"name": _ID, "active": Field((bool,))},

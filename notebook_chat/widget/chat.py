@@ -231,7 +231,9 @@ class Chat:
 
     # -- the controller protocol (the widget calls these) --------------------------------------------------------
     def view_state(self) -> dict[str, Any]:
-        view = conversation_view(self.engine)
+        tools = self.engine.plugin("tools")
+        summaries = tools.tool_summaries() if isinstance(tools, ToolPlugin) else {}
+        view = conversation_view(self.engine, summaries)
         view["skills"] = skills_view(self.skills)
         return view
 
@@ -267,14 +269,16 @@ class Chat:
     async def stop(self) -> None:
         await self.engine.abort()
 
-    async def approve(self, tool_call_id: str, arguments: str | dict[str, Any] | None = None) -> dict[str, Any]:
-        payload: dict[str, Any] = {"tool_call_id": tool_call_id}
+    async def approve(self, tool_call_id: str, arguments: str | dict[str, Any] | None = None, *,
+                      by: str = "code") -> dict[str, Any]:
+        """``by``: who decided, shown on the card ("user" from the widget's button, "code" from a cell)."""
+        payload: dict[str, Any] = {"tool_call_id": tool_call_id, "by": by}
         if arguments is not None:
             payload["arguments"] = arguments
         return await self._decide(TOOL_RESUME, payload)
 
-    async def deny(self, tool_call_id: str, reason: str | None = None) -> dict[str, Any]:
-        return await self._decide(TOOL_REJECT, {"tool_call_id": tool_call_id, "reason": reason})
+    async def deny(self, tool_call_id: str, reason: str | None = None, *, by: str = "code") -> dict[str, Any]:
+        return await self._decide(TOOL_REJECT, {"tool_call_id": tool_call_id, "reason": reason, "by": by})
 
     async def continue_turn(self, instruction: str | None = None) -> dict[str, Any]:
         result = await self._decide(TURN_CONTINUE, {"instruction": instruction})

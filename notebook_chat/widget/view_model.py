@@ -10,7 +10,11 @@ from ..engine import Message, MessageEngine
 from ..engine.conversation import MAX_TOOL_RESULT_CHARS
 from ..engine.usage import total_usage, usage_of
 from ..plugins import SkillPlugin, continue_offer
+from ..plugins.tools import EDITED_NOTE_PREFIX
 from .recovery import retry_offer
+
+STOPPED_REASON = "cancelled by user"
+"""The reason ToolPlugin records on a call still awaiting approval when the turn is stopped."""
 
 
 def pretty_arguments(arguments: str, *, streaming: bool) -> str:
@@ -77,8 +81,17 @@ def _call_view(call: Any, entry: Mapping[str, Any], result: Message | None, load
         view["error"] = entry["error"]
     if entry.get("reason"):
         view["reason"] = entry["reason"]
+    if status == "denied" and entry.get("reason") == STOPPED_REASON and "decided_by" not in entry:
+        view["stopped"] = True  # the turn was stopped while the call awaited a decision
+    if entry.get("decided_by") in ("user", "code"):
+        view["decided_by"] = entry["decided_by"]
+    if isinstance(entry.get("decided_at"), (int, float)):
+        view["decided_at"] = entry["decided_at"]
     if result is not None:
         content = result.get("content") or ""
+        if entry.get("arguments_edited") is not None and isinstance(content, str) \
+                and content.startswith(EDITED_NOTE_PREFIX):
+            content = content.partition("\n")[2]  # the note is for the model; the card says it its own way
         view["result"] = content
         metadata = result.get("metadata") or {}
         if metadata.get("display"):
@@ -89,8 +102,9 @@ def _call_view(call: Any, entry: Mapping[str, Any], result: Message | None, load
     return view
 
 
-def conversation_view(engine: MessageEngine) -> dict[str, Any]:
-    """The full view (docs/widget-protocol.md). Status goes as codes; the browser owns their wording."""
+def conversation_view(engine: MessageEngine, tools: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The full view (docs/widget-protocol.md). Status goes as codes; the browser owns their wording.
+    ``tools``: ``{name: {"description", "approval"}}`` — cards show a tool's description."""
     messages = engine.messages
     results = tool_results(messages)
     views = [message_view(m, results) for m in messages
@@ -105,6 +119,7 @@ def conversation_view(engine: MessageEngine) -> dict[str, Any]:
         "retry_offer": retry_offer_view(engine),
         "usage_total": total_usage(messages),
         "notice": state.notice,
+        "tools": tools or {},
     }
 
 

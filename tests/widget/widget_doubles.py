@@ -73,10 +73,10 @@ class InMemoryController:
     async def stop(self) -> None:
         await self._record("stop")
 
-    async def approve(self, tool_call_id: str, arguments: str | None) -> None:
+    async def approve(self, tool_call_id: str, arguments: str | None, *, by: str = "code") -> None:
         await self._record("approve", tool_call_id, arguments)
 
-    async def deny(self, tool_call_id: str, reason: str | None) -> None:
+    async def deny(self, tool_call_id: str, reason: str | None, *, by: str = "code") -> None:
         await self._record("deny", tool_call_id, reason)
 
     async def continue_turn(self, instruction: str | None) -> None:

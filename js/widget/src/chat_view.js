@@ -27,7 +27,8 @@ const END_REASONS = new Set(["max-tokens", "aborted", "error", "interrupted"]);
  * @typedef {{request_state: string, processing_state?: string|null, error?: string|null}} Status
  * @typedef {{messages: import("./message_list.js").MessageView[], status: Status,
  *   continue_offer: {message_id: string|null, reason?: string}|null, notice?: string|null,
- *   commands?: {name: string, description?: string}[]}} View
+ *   commands?: {name: string, description?: string}[],
+ *   tools?: Record<string, import("./tool_card.js").ToolInfo>, prompts?: string[]}} View
  */
 
 export class ChatView {
@@ -41,6 +42,8 @@ export class ChatView {
     this.view = null;
     this.dead = false;
     this.draftKey = "";
+    /** @type {Record<string, import("./tool_card.js").ToolInfo>} the kernel's tools (description, approval) */
+    this.tools = {};
     /** @type {(() => void) | null} */
     this.saveNotebook = null;
     const send = this.actions.send.bind(this.actions);
@@ -65,6 +68,7 @@ export class ChatView {
       insertCell: () => this.insertCell,
       pendingApproval: (card) => this.revealApproval(card),
       replyFinished: (text) => this.announcer.say(t("a11y.reply_finished", { text })),
+      toolInfo: (name) => this.tools[name] ?? null,
     });
     this.follower = new ScrollFollower(this.list.el);
     this.listBox = div("nbc-list-box");
@@ -114,6 +118,7 @@ export class ChatView {
     this.list.live = this.running();
     this.view = view;
     const hadFocus = this.el.contains(document.activeElement);
+    if (view.tools && typeof view.tools === "object") this.tools = view.tools;
     this.list.reconcile(view.messages ?? []);
     this.skills.render(view.skills);
     this.renderStatus(view.status ?? { request_state: "idle" });

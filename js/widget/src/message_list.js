@@ -15,7 +15,8 @@ import { leftOutText, usageText } from "./usage.js";
  *   usage?: {prompt_tokens?: number, completion_tokens?: number, total_tokens?: number},
  *   left_out_turns?: number}} MessageView
  * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null,
- *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void}} Hooks
+ *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void,
+ *   toolInfo: (name: string) => import("./tool_card.js").ToolInfo|null}} Hooks
  */
 
 /** Main-thread time a frame may spend on background work: drawing older messages, their first renders. */
@@ -419,7 +420,7 @@ class MessageNode {
       let card = this.cards.get(call.id);
       if (card) card.update(call);
       else {
-        card = new ToolCard(call, this.hooks.send, this.hooks.pendingApproval);
+        card = new ToolCard(call, this.hooks.send, this.hooks.pendingApproval, this.hooks.toolInfo);
         this.cards.set(call.id, card);
       }
       // move a card only when out of place: moving it would blur an argument edit in progress
