@@ -1,7 +1,7 @@
 // The whole widget view: header, message list, Continue, status line, inline error, input box.
 // Keys stay inside (keys.js); the list follows new content (scroll_follow.js); the composer keeps focus and its
 // draft (drafts.js) and is never disabled by a turn: while one runs, the Send button says why it waits.
-import { ActionSender } from "./actions.js";
+import { ACTIONS, ActionSender } from "./actions.js";
 import { readDraft, writeDraft } from "./drafts.js";
 import { t } from "./i18n.js";
 import { containKeys } from "./keys.js";
@@ -206,7 +206,9 @@ export class ChatView {
       const key = STATUS_KEYS[/** @type {keyof typeof STATUS_KEYS} */ (phase)];
       text = key ? t(key) : phase || t("status.working");
     } else if (state === "paused") text = t("status.paused");
-    else if (state === "error") text = t("status.error", { error: status.error ?? t("status.error_unknown") });
+    else if (state === "error" && !this.view?.continue_offer) {
+      text = t("status.error", { error: status.error ?? t("status.error_unknown") }); // else the Continue box says it
+    }
     else if (state === "aborted") text = t("status.aborted");
     if (this.commandNote) text = text ? `${text} · ${this.commandNote}` : this.commandNote;
     // never hidden: a live region must stay in the accessibility tree to be heard when its text changes
@@ -406,8 +408,24 @@ export class ChatView {
         error.hidden = false;
       });
     });
+    // Retry (send the same request again) needs the kernel's "retry" action (issue 12's recovery API): the button
+    // appears where the action table has it
+    const retry = button(t("retry.button"), "retry");
+    retry.title = t("retry.title");
+    retry.hidden = true;
+    retry.addEventListener("click", () => {
+      retry.disabled = true;
+      error.hidden = true;
+      const fields = Object.fromEntries((ACTIONS.retry ?? []).map((name) => [name, null]));
+      this.actions.send({ kind: "retry", ...fields }, (message) => {
+        retry.disabled = false;
+        error.textContent = message;
+        error.hidden = false;
+      });
+    });
     const row = div("nbc-continue-row");
-    row.append(go, instruction);
+    row.append(go, retry, instruction);
+    this.retryButton = retry;
     box.append(reason, row, error);
     this.endReason = reason;
     this.continueButton = go;
@@ -430,12 +448,25 @@ export class ChatView {
     }
     const reason = offer.reason ?? "";
     this.continueBox.dataset.reason = reason;
-    this.endReason.textContent = END_REASONS.has(reason) ? t(`end.${reason.replace("-", "_")}`) : "";
+    this.endReason.textContent = this.endReasonText(view);
+    this.retryButton.hidden = !(reason === "error" && "retry" in ACTIONS);
+    this.retryButton.disabled = this.dead;
     this.endReason.hidden = this.endReason.textContent === "";
     this.continueBox.dataset.messageId = offer.message_id ?? "";
     const anchor = offer.message_id ? this.list.node(offer.message_id) : null;
     if (anchor) anchor.el.after(this.continueBox);
     else this.list.el.append(this.continueBox);
+  }
+
+  /** Why the turn ended, in one sentence; an error's text only when no message shows it already. @param {View} view */
+  endReasonText(view) {
+    const reason = view.continue_offer?.reason ?? "";
+    if (!END_REASONS.has(reason)) return "";
+    const error = view.status?.error;
+    if (reason === "error" && error && !(view.messages ?? []).some((m) => m.error === error)) {
+      return t("end.error_detail", { error });
+    }
+    return t(`end.${reason.replace("-", "_")}`);
   }
 
   /** The kernel connection is gone (restart, shutdown): say so, and nothing can be clicked or sent any more. */
