@@ -40,6 +40,7 @@ from .chat_widget import ChatWidget
 from .kernel_context import current_cell_id
 from .registry import note_displayed
 from .strings import text as notice_text
+from .sync_run import run_sync
 from .view_model import conversation_view, message_view, skills_view, tool_results
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -393,19 +394,9 @@ class Chat:
     def ask(self, text: str) -> str | list[dict[str, Any]] | None:
         """Send synchronously (tutorials, scripts): the reply text, or the pending approvals if the turn paused.
 
-        Inside a running loop (a notebook cell) this drives the loop with nest-asyncio for the length of the call
-        only; it never waits for a click — use the widget or ``await chat.approve(...)`` for that.
+        Inside a running loop (a notebook cell) this drives that loop re-entrantly with nest_asyncio2, which patches
+        the loop for the rest of the kernel's life (see ``sync_run``); it never waits for a click — use the widget
+        or ``await chat.approve(...)`` for that.
         """
-        _run_sync(self.send(text))
+        run_sync(self.send(text))
         return self.pending_approvals if self.engine.state.is_paused else self.reply
-
-
-def _run_sync(coroutine: Any) -> Any:
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    import nest_asyncio
-
-    nest_asyncio.apply(loop)
-    return loop.run_until_complete(coroutine)

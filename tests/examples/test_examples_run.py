@@ -244,3 +244,12 @@ def test_the_data_assistant_chat_magic_shows_the_reply_as_markdown(run_example: 
     shown = [output.data["text/markdown"] for output in outputs if "text/markdown" in output.get("data", {})]
     assert len(shown) == 1
     assert shown[0].startswith("**`sales`** is a DataFrame with 1460 rows × 5 columns")
+
+
+def test_chat_ask_in_the_openai_example_writes_nothing_to_stderr(run_example: Callable[[str], Notebook]) -> None:
+    """The headless run (nbclient, no front end); tests/e2e/test_chat_ask_in_lab.py covers a live widget, where the
+    original nest-asyncio flooded the cell with asyncio errors on ipykernel 7."""
+    notebook = run_example("openai.ipynb")
+    ask = cell(notebook, "ask")
+    assert [output for output in ask.outputs if output.output_type == "stream" and output.name == "stderr"] == []
+    assert "80.0 USD is 12080.00 JPY." in printed(ask)
