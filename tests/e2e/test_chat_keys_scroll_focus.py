@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import Lab
+from tests.e2e.lab import Lab, documentation_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -120,6 +120,8 @@ def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_
     assert following["gap"] <= NEAR_BOTTOM, f"the streaming reply ran below the fold: {following}"
     jump = chat.root.locator("[data-action=jump-latest]")
     assert jump.is_hidden()
+    if app == "lab":
+        chat.root.screenshot(path=str(documentation_screenshot("screenshot-streaming.png")))
 
     chat.root.locator(".nbc-messages").hover()
     lab.page.mouse.wheel(0, -800)
