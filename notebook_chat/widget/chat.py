@@ -101,11 +101,14 @@ class Chat:
         skill_mode: SkillMode = "manual",
         approve_skill_reads: bool = False,
         locale: str | None = None,
+        prompts: Iterable[str] = (),
     ) -> None:
         self.provider = provider if provider is not None else default_provider(model)
         self.locale = locale
         """The language of the widget and its notices ("en", "zh-CN"); None: the page's (JupyterLab's) language,
         and English notices."""
+        self.prompts = _prompts(prompts)
+        """Suggested first messages, shown as chips while the conversation is empty."""
         self.skills = SkillPlugin(skills, mode=skill_mode, approve_reads=approve_skill_reads)
         """The skills: ``.available``, ``.active``, ``.select(*names)``, ``.deselect(*names)``."""
         given = list(tools)
@@ -236,6 +239,7 @@ class Chat:
         summaries = tools.tool_summaries() if isinstance(tools, ToolPlugin) else {}
         view = conversation_view(self.engine, summaries)
         view["skills"] = skills_view(self.skills)
+        view["prompts"] = self.prompts
         return view
 
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
@@ -400,3 +404,19 @@ class Chat:
         """
         run_sync(self.send(text))
         return self.pending_approvals if self.engine.state.is_paused else self.reply
+
+
+MAX_PROMPTS = 12
+MAX_PROMPT_LENGTH = 2_000
+
+
+def _prompts(prompts: Iterable[str]) -> list[str]:
+    items = [prompts] if isinstance(prompts, str) else list(prompts)
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise ValueError(f"prompts must be non-empty strings, got {item!r}")
+        if len(item) > MAX_PROMPT_LENGTH:
+            raise ValueError(f"a prompt is longer than {MAX_PROMPT_LENGTH} characters")
+    if len(items) > MAX_PROMPTS:
+        raise ValueError(f"at most {MAX_PROMPTS} prompts, got {len(items)}")
+    return [item.strip() for item in items]

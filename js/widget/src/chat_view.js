@@ -4,6 +4,7 @@
 import { ACTIONS, ActionSender } from "./actions.js";
 import { readDraft, writeDraft } from "./drafts.js";
 import { t } from "./i18n.js";
+import { EmptyState } from "./empty_state.js";
 import { containKeys } from "./keys.js";
 import { button } from "./markdown.js";
 import { MentionMenu } from "./mentions.js";
@@ -72,7 +73,8 @@ export class ChatView {
     });
     this.follower = new ScrollFollower(this.list.el);
     this.listBox = div("nbc-list-box");
-    this.listBox.append(this.list.el, this.follower.jump);
+    this.empty = new EmptyState((prompt) => this.usePrompt(prompt));
+    this.listBox.append(this.empty.el, this.list.el, this.follower.jump);
     this.continueBox = this.buildContinue();
     this.status = div("nbc-status");
     this.status.setAttribute("role", "status");
@@ -120,6 +122,12 @@ export class ChatView {
     const hadFocus = this.el.contains(document.activeElement);
     if (view.tools && typeof view.tools === "object") this.tools = view.tools;
     this.list.reconcile(view.messages ?? []);
+    this.empty.render({
+      provider: this.title.textContent ?? "",
+      tools: this.tools,
+      prompts: Array.isArray(view.prompts) ? view.prompts : [],
+      empty: !(view.messages ?? []).some((m) => !m.hidden && (m.role === "user" || m.role === "assistant")),
+    });
     this.skills.render(view.skills);
     this.renderStatus(view.status ?? { request_state: "idle" });
     this.placeContinue(view);
@@ -352,6 +360,14 @@ export class ChatView {
       this.renderComposer();
       this.showError(error);
     });
+  }
+
+  /** A suggested prompt's chip: sent at once when a turn can start, else put in the composer. @param {string} text */
+  usePrompt(text) {
+    this.input.value = text;
+    writeDraft(this.draftKey, text);
+    if (!this.sendButton.disabled) this.submit();
+    else this.input.focus();
   }
 
   stop() {
