@@ -173,8 +173,8 @@ export function button(text, action) {
   return b;
 }
 
-/** @param {HTMLButtonElement} b @param {string} text */
-function flash(b, text) {
+/** Show `text` on a button for a moment (Copied). @param {HTMLButtonElement} b @param {string} text */
+export function flash(b, text) {
   const before = b.textContent;
   b.textContent = text;
   setTimeout(() => (b.textContent = before), 1200);

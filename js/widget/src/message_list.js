@@ -2,7 +2,7 @@
 // reconciles by id. Markdown renders at most once per animation frame per message (less often when a render
 // is slow), never the whole conversation, and incrementally (streaming_markdown.js): finished blocks are drawn
 // once, only the open tail is redrawn, so a frame's work does not grow with the reply.
-import { enhanceCodeBlocks } from "./markdown.js";
+import { button, enhanceCodeBlocks, flash } from "./markdown.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { t } from "./i18n.js";
@@ -239,6 +239,18 @@ class MessageNode {
     this.error.className = "nbc-message-error";
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
+    // per-message actions: copy as markdown (the text as the model wrote it, or as the user typed it)
+    this.actions = document.createElement("div");
+    this.actions.className = "nbc-message-actions";
+    const copy = button(t("message.copy"), "copy-message");
+    copy.title = t("message.copy_title");
+    copy.addEventListener("click", () => {
+      navigator.clipboard?.writeText(this.content).then(
+        () => flash(copy, t("code.copied")),
+        () => flash(copy, t("code.copy_failed")),
+      );
+    });
+    this.actions.append(copy);
     this.chips = mentionChips();
     this.leftOut = document.createElement("div");
     this.leftOut.className = "nbc-left-out";
@@ -246,7 +258,7 @@ class MessageNode {
     this.usage = document.createElement("div");
     this.usage.className = "nbc-usage";
     this.usage.hidden = true;
-    el.append(this.leftOut, this.thinking, this.body, this.chips, this.tools, this.error, this.usage);
+    el.append(this.leftOut, this.thinking, this.body, this.chips, this.tools, this.error, this.usage, this.actions);
     this.update(message);
   }
 
