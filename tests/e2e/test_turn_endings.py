@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from notebook_chat.widget.actions import ACTIONS
 from tests.e2e.chat_page import ChatPage
 from tests.e2e.lab import Lab
 
@@ -60,13 +59,13 @@ def test_an_error_is_shown_once_and_continue_says_the_request_failed(lab: Lab) -
     assert shown.inner_text() == "The server answered 503: upstream exploded"
 
 
-@pytest.mark.skipif("retry" not in ACTIONS, reason="the kernel's retry action (issue 12) has not landed yet")
-def test_retry_beside_continue_sends_the_same_request_again(lab: Lab) -> None:
+def test_one_retry_sits_right_under_continue_and_sends_the_same_request_again(lab: Lab) -> None:
     chat = open_chat(lab, "retry.ipynb", ERROR_SETUP)
     chat.send("Answer me")
-    retry = chat.root.locator(".nbc-continue [data-action=retry]")
+    retry = chat.root.locator(".nbc-continue + .nbc-recovery [data-action=retry]")
     retry.wait_for(state="visible")
     assert chat.root.locator(".nbc-continue [data-action=continue]").is_visible()
+    assert chat.root.locator("[data-action=retry]:visible").count() == 1
 
     retry.click()
     chat.wait_reply_containing("A partial answer, now whole.")

@@ -1,7 +1,7 @@
 // The whole widget view: header, message list, Continue, status line, inline error, input box.
 // Keys stay inside (keys.js); the list follows new content (scroll_follow.js); the composer keeps focus and its
 // draft (drafts.js) and is never disabled by a turn: while one runs, the Send button says why it waits.
-import { ACTIONS, ActionSender } from "./actions.js";
+import { ActionSender } from "./actions.js";
 import { readDraft, writeDraft } from "./drafts.js";
 import { t } from "./i18n.js";
 import { EmptyState } from "./empty_state.js";
@@ -132,6 +132,8 @@ export class ChatView {
     this.renderStatus(view.status ?? { request_state: "idle" });
     this.placeContinue(view);
     this.recovery.render(view.retry_offer, view.messages ?? [], (id) => this.list.node(id), this.running() || this.paused());
+    // one Retry: the recovery bar's, placed right under Continue when the turn that failed offers both
+    if (!this.continueBox.hidden && !this.recovery.el.hidden) this.continueBox.after(this.recovery.el);
     this.usage.render(view.usage_total);
     this.renderNotice(view.notice ?? "");
     // a decided card is drawn anew: the keyboard focus it held goes back to the composer, not to the page
@@ -424,24 +426,8 @@ export class ChatView {
         error.hidden = false;
       });
     });
-    // Retry (send the same request again) needs the kernel's "retry" action (issue 12's recovery API): the button
-    // appears where the action table has it
-    const retry = button(t("retry.button"), "retry");
-    retry.title = t("retry.title");
-    retry.hidden = true;
-    retry.addEventListener("click", () => {
-      retry.disabled = true;
-      error.hidden = true;
-      const fields = Object.fromEntries((ACTIONS.retry ?? []).map((name) => [name, null]));
-      this.actions.send({ kind: "retry", ...fields }, (message) => {
-        retry.disabled = false;
-        error.textContent = message;
-        error.hidden = false;
-      });
-    });
     const row = div("nbc-continue-row");
-    row.append(go, retry, instruction);
-    this.retryButton = retry;
+    row.append(go, instruction);
     box.append(reason, row, error);
     this.endReason = reason;
     this.continueButton = go;
@@ -465,8 +451,6 @@ export class ChatView {
     const reason = offer.reason ?? "";
     this.continueBox.dataset.reason = reason;
     this.endReason.textContent = this.endReasonText(view);
-    this.retryButton.hidden = !(reason === "error" && "retry" in ACTIONS);
-    this.retryButton.disabled = this.dead;
     this.endReason.hidden = this.endReason.textContent === "";
     this.continueBox.dataset.messageId = offer.message_id ?? "";
     const anchor = offer.message_id ? this.list.node(offer.message_id) : null;
