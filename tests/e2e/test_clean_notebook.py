@@ -33,7 +33,6 @@ def test_reopening_a_saved_notebook_with_an_unchanged_chat_leaves_it_clean(lab: 
     again.wait_reply_containing("Stored reply.")
     stored = lab.notebook_metadata("notebook_chat")["conversations"]["clean"]
     assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == ["Remember this"]
-    # the kernel's write after the re-render (ready → restore → autosave) was handled, and changed nothing
-    lab.page.wait_for_function("el => Number(el.dataset.persisted ?? 0) > 0", arg=again.root.element_handle())
+    again.wait_state("completed")  # the re-render's ready → restore round trip is over (nothing changed: no write)
     dirty = lab.page.locator(f"{CURRENT_TAB}.jp-mod-dirty")
     assert dirty.count() == 0
