@@ -37,6 +37,7 @@ from ..tools.mention_source import NamespaceMentions
 from ..tools.namespace import default_namespace
 from . import recovery
 from .chat_widget import ChatWidget
+from .export import conversation_cells, conversation_markdown, title_of
 from .kernel_context import current_cell_id
 from .registry import note_displayed
 from .strings import text as notice_text
@@ -232,6 +233,16 @@ class Chat:
         """Tool calls waiting for Approve / Deny: ``{"tool_call_id", "name", "arguments"}``."""
         return [{"tool_call_id": call["id"], "name": call["function"]["name"],
                  "arguments": call["function"]["arguments"]} for _, call in awaiting_calls(self.engine.messages)]
+
+    def export_markdown(self) -> str:
+        """The conversation as Markdown: a heading per message, tool calls with their arguments and results (hidden
+        messages and injected context left out)."""
+        return conversation_markdown(self.engine.messages, title_of(self.engine.messages))
+
+    def export_cells(self) -> list[dict[str, str]]:
+        """The conversation as notebook cells: ``{"cell_type": "markdown" | "code", "source"}`` (Python code blocks
+        become code cells, the rest markdown cells)."""
+        return conversation_cells(self.engine.messages, title_of(self.engine.messages))
 
     # -- the controller protocol (the widget calls these) --------------------------------------------------------
     def view_state(self) -> dict[str, Any]:

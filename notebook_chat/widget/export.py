@@ -1,0 +1,124 @@
+"""A conversation as Markdown, or as notebook cells (markdown cells for the text, code cells for its Python code).
+
+Only what the user saw is exported: hidden messages (a Continue's instruction to the model) and injected context stay
+out. Code blocks are found with markdown-it (the CommonMark parser), never with a regular expression.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from ..engine.conversation import Message
+
+CODE_LANGUAGES = frozenset({"", "python", "py", "python3", "ipython", "ipython3"})
+"""Fenced blocks in these languages become code cells; other languages (SQL, JSON, a shell) stay in markdown."""
+HEADINGS = {"user": "You", "assistant": "Assistant", "system": "System"}
+UNTITLED = "Conversation"
+
+_PARSER = MarkdownIt("commonmark")
+
+
+TITLE_CHARS = 60
+
+
+def title_of(messages: list[Message]) -> str | None:
+    """The start of the first user message the user wrote (one line), or None when there is none yet."""
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") != "user" or (message.get("metadata") or {}).get("hidden") or not isinstance(
+                content, str):
+            continue
+        text = " ".join(content.split())
+        if text:
+            return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+    return None
+
+
+def conversation_markdown(messages: list[Message], title: str | None) -> str:
+    """The whole conversation as one Markdown document."""
+    return "\n\n".join(_sections(messages, title)) + "\n"
+
+
+def conversation_cells(messages: list[Message], title: str | None) -> list[dict[str, str]]:
+    """The conversation as cells: each message's text split at its Python code blocks."""
+    cells: list[dict[str, str]] = []
+    for section in _sections(messages, title):
+        cells.extend(split_code_blocks(section))
+    return cells
+
+
+def split_code_blocks(markdown: str) -> list[dict[str, str]]:
+    """`markdown` as cells: Python fenced blocks become code cells, the text around them markdown cells."""
+    lines = markdown.splitlines(keepends=True)
+    cells: list[dict[str, str]] = []
+    start = 0
+    for token in _PARSER.parse(markdown):
+        if token.type != "fence" or token.map is None or token.level != 0:
+            continue
+        language = token.info.strip().split(" ")[0].lower() if token.info else ""
+        if language not in CODE_LANGUAGES:
+            continue
+        first, end = token.map
+        _add(cells, "markdown", "".join(lines[start:first]))
+        _add(cells, "code", token.content)
+        start = end
+    _add(cells, "markdown", "".join(lines[start:]))
+    return cells
+
+
+def _add(cells: list[dict[str, str]], cell_type: str, source: str) -> None:
+    text = source.strip("\n")
+    if text.strip():
+        cells.append({"cell_type": cell_type, "source": text})
+
+
+def _sections(messages: list[Message], title: str | None) -> list[str]:
+    results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
+    sections = [f"# {title or UNTITLED}"]
+    for message in messages:
+        role = message.get("role")
+        metadata = message.get("metadata") or {}
+        if role not in HEADINGS or metadata.get("hidden") or metadata.get("injected"):
+            continue
+        parts = [f"## {HEADINGS[role]}"]
+        content = _text(message.get("content"))
+        if content.strip():
+            parts.append(content.strip("\n"))
+        for call in message.get("tool_calls") or ():
+            parts.append(_tool_call(call, results.get(call.get("id"))))
+        if len(parts) > 1:
+            sections.append("\n\n".join(parts))
+    return sections
+
+
+def _tool_call(call: Mapping[str, Any], result: Mapping[str, Any] | None) -> str:
+    function = call.get("function") or {}
+    arguments = str(function.get("arguments") or "{}")
+    with contextlib.suppress(ValueError):
+        arguments = json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
+    text = f"**Tool call `{function.get('name', '?')}`**\n\n{_fence(arguments, 'json')}"
+    if result is not None:
+        text += f"\n\nResult:\n\n{_fence(_text(result.get('content')), 'text')}"
+    return text
+
+
+def _fence(text: str, language: str) -> str:
+    """A fenced block that its own backticks can't close."""
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}{language}\n{text.rstrip(chr(10))}\n{ticks}"
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(str(part.get("text")) for part in content
+                           if isinstance(part, Mapping) and isinstance(part.get("text"), str))
+    return ""
