@@ -3,10 +3,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from notebook_chat.tools import TRUNCATION_NOTE
+from notebook_chat.tools.dataframes import MAX_COLUMN_LINES, MAX_COLUMNS, SUMMARY_ROWS
 
 from .conftest import call
 
@@ -82,3 +84,37 @@ async def test_a_wide_frame_is_truncated_for_the_model_but_kept_whole_for_the_us
     assert result.content == full[:500] + "\n" + TRUNCATION_NOTE.format(count=len(full) - 500)
     assert result.display is not None
     assert "text/html" in result.display
+
+
+async def test_a_very_wide_frame_lists_its_first_columns_and_summarizes_only_the_first_thirty(
+        ns: dict[str, Any]) -> None:
+    ns["wide"] = pd.DataFrame(np.arange(3 * 5000).reshape(3, 5000).astype(float))
+    result = await call(ns, "describe_dataframe", {"name": "wide"}, max_model_chars=10**7)
+    sections = result.content.split("\n\n")
+    assert sections[0] == "DataFrame wide: 3 rows × 5000 columns"
+    lines = sections[1].splitlines()
+    assert len(lines) == 1 + MAX_COLUMN_LINES + 1
+    assert lines[-1] == f"  … and {5000 - MAX_COLUMN_LINES} more columns"
+    assert sections[3].startswith(f"describe() of the first {MAX_COLUMNS} of 5000 columns:\n")
+    assert sections[3].endswith(ns["wide"].iloc[:, :MAX_COLUMNS].describe().to_string(max_cols=MAX_COLUMNS))
+
+
+async def test_a_very_tall_frame_keeps_exact_counts_and_summarizes_a_stated_sample(ns: dict[str, Any]) -> None:
+    rows = SUMMARY_ROWS * 3
+    values = np.arange(rows, dtype=float)
+    values[::2] = np.nan
+    ns["tall"] = pd.DataFrame({"value": values})
+    result = await call(ns, "describe_dataframe", {"name": "tall"})
+    sections = result.content.split("\n\n")
+    assert sections[1] == f"Columns (dtype, non-null values):\n  value: float64, {rows // 2} non-null"
+    summary = sections[3]
+    assert summary.startswith(f"describe() of a random sample of {SUMMARY_ROWS} of {rows} rows:\n")
+    sampled_count = float(summary.splitlines()[2].split()[-1])
+    assert abs(sampled_count - SUMMARY_ROWS / 2) < SUMMARY_ROWS * 0.02  # about half the sample is missing
+
+
+async def test_describing_the_same_big_frame_twice_gives_the_same_text(ns: dict[str, Any]) -> None:
+    ns["tall"] = pd.DataFrame({"value": np.random.default_rng(1).random(SUMMARY_ROWS * 2)})
+    first = await call(ns, "describe_dataframe", {"name": "tall"})
+    second = await call(ns, "describe_dataframe", {"name": "tall"})
+    assert first.content == second.content
