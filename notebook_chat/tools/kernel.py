@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..plugins.tool_definition import Tool, ToolResult, tool
 from . import dataframes, last_error, run_python
 from . import namespace as names
+from .kernel_secrets import kernel_redactor, redact_display
 from .rich import tool_result
 
 RUN_PYTHON_DESCRIPTION = (
@@ -42,7 +44,7 @@ def kernel(
     @tool(name="list_variables")
     def list_variables() -> ToolResult:
         """List the variables of the user's live Python session: name, type, shape or length, and a short preview."""
-        return tool_result(names.variables_text(ns), max_model_chars=max_model_chars)
+        return tool_result(kernel_redactor(ns)(names.variables_text(ns)), max_model_chars=max_model_chars)
 
     @tool(name="describe_dataframe")
     def describe_dataframe(name: str) -> ToolResult:
@@ -51,7 +53,9 @@ def kernel(
         Args:
             name: The variable name of the DataFrame (see list_variables).
         """
-        return dataframes.describe_dataframe(ns, name, max_model_chars=max_model_chars)
+        result = dataframes.describe_dataframe(ns, name, max_model_chars=max_model_chars)
+        redact = kernel_redactor(ns)
+        return replace(result, content=redact(result.content), display=redact_display(result.display, redact))
 
     @tool(name="last_error")
     def last_error_() -> ToolResult:
@@ -59,7 +63,7 @@ def kernel(
         error = last_error.last_exception()
         if error is None:
             return ToolResult(content=last_error.NO_ERROR)
-        return ToolResult(content=last_error.describe_error(error, max_chars=max_model_chars))
+        return ToolResult(content=kernel_redactor(ns)(last_error.describe_error(error, max_chars=max_model_chars)))
 
     limit = "There is no time limit." if time_limit is None else f"The code is stopped after {time_limit:g} seconds."
 

@@ -2,7 +2,8 @@
 
 A DataFrame (or Series) is described like ``describe_dataframe`` does (shape, dtypes, non-null counts, first rows,
 ``describe()``, the first rows as an HTML table for the card); a function or class by its source; anything else by
-its type, size and a bounded repr. ``@error`` always means the most recent exception (a variable named ``error`` is
+its type, size and a bounded repr. A credential's value is never described (:mod:`.kernel_secrets`). ``@error``
+always means the most recent exception (a variable named ``error`` is
 shadowed for mentions).
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 from ..plugins.mentions import Description
 from . import dataframes, last_error
 from . import namespace as names
+from .kernel_secrets import is_secret_name, kernel_redactor, redact_display
 from .rich import truncate_for_model
 
 ERROR_MENTION = "error"
@@ -43,22 +45,29 @@ class NamespaceMentions:
     def label(self, name: str) -> str | None:
         if name == ERROR_MENTION:
             error = last_error.last_exception()
-            return None if error is None else _one_line(f"{type(error).__name__}: {error}", 80)
+            if error is None:
+                return None
+            text = _safe(lambda: f"{type(error).__name__}: {error}", type(error).__name__)
+            return _one_line(kernel_redactor(self.namespace)(text), 80)
         namespace = self.namespace
         if name not in namespace:
             return None
         value = namespace[name]
         size = _safe(lambda: names.size_of(value), None)
-        return names.type_name(value) + (f", {size}" if size else "")
+        return _type_name(value) + (f", {size}" if size else "")
 
     def describe(self, name: str) -> Description | None:
+        namespace = self.namespace
         if name == ERROR_MENTION:
             error = last_error.last_exception()
-            return None if error is None else Description(last_error.describe_error(error, max_chars=self.max_chars))
-        namespace = self.namespace
-        if name not in namespace:
+            description = None if error is None else Description(
+                last_error.describe_error(error, max_chars=self.max_chars))
+        else:
+            description = describe_value(name, namespace[name], max_chars=self.max_chars) if name in namespace else None
+        if description is None:
             return None
-        return describe_value(name, namespace[name], max_chars=self.max_chars)
+        redact = kernel_redactor(namespace)
+        return Description(redact(description.text), redact_display(description.display, redact))
 
     def options(self, prefix: str, *, limit: int = 20) -> list[dict[str, Any]]:
         """What the composer offers after ``@prefix``: DataFrames first (with their shape), then the other user
@@ -67,7 +76,7 @@ class NamespaceMentions:
         wanted = prefix.lower()
         found = [(name, value) for name, value in list(namespace.items())
                  if name.lower().startswith(wanted) and _is_user_variable(name, value, namespace)]
-        frames = [name for name, value in found if names.type_name(value) == "pandas.DataFrame"]
+        frames = [name for name, value in found if _type_name(value) == "pandas.DataFrame"]
         ordered = frames + [name for name, _ in found if name not in frames]
         options = [{"name": name, "label": self.label(name) or "", "dataframe": name in frames}
                    for name in ordered[:limit]]
@@ -83,12 +92,22 @@ class NamespaceMentions:
 
 
 def describe_value(name: str, value: Any, *, max_chars: int) -> Description:
-    """The text the model reads about ``value`` (and a rich bundle for a DataFrame's card)."""
+    """The text the model reads about ``value`` (and a rich bundle for a DataFrame's card); never raises."""
+    try:
+        return _describe_value(name, value, max_chars=max_chars)
+    except Exception as error:  # an object hostile to inspection (its __class__, __getattribute__... raise)
+        kind = _type_name(value)
+        return Description(f"{name}: {kind}\n\n(it could not be described: {type(error).__name__})")
+
+
+def _describe_value(name: str, value: Any, *, max_chars: int) -> Description:
     pandas = sys.modules.get("pandas")
     if pandas is not None and isinstance(value, (pandas.DataFrame, pandas.Series)):
         result = dataframes.describe_dataframe({name: value}, name, max_model_chars=max_chars)
         return Description(result.content, result.display)
     header = names.describe_variable(name, value)
+    if is_secret_name(name):
+        return Description(header)
     body = _safe(lambda: _body(value), None) or "(its repr failed)"
     text, _ = truncate_for_model(f"{header}\n\n{body}", max_chars)
     return Description(text)
@@ -108,6 +127,11 @@ def _is_user_variable(name: str, value: Any, namespace: dict[str, Any]) -> bool:
         return names.is_user_variable(name, value, namespace)
     except Exception:  # an object that breaks inspection is not offered
         return False
+
+
+def _type_name(value: Any) -> str:
+    name: str = _safe(lambda: names.type_name(value), "object")
+    return name
 
 
 def _safe(compute: Callable[[], Any], fallback: Any) -> Any:

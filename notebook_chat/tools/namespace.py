@@ -8,6 +8,8 @@ import reprlib
 from types import ModuleType
 from typing import Any
 
+from .kernel_secrets import WITHHELD, is_secret_name
+
 HIDDEN_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 """IPython's own entries in the user namespace."""
 
@@ -60,10 +62,11 @@ def is_user_variable(name: str, value: Any, namespace: dict[str, Any]) -> bool:
 def type_name(value: Any) -> str:
     """``int``, ``pandas.DataFrame``, ``numpy.ndarray``; a notebook's own class by its bare name."""
     kind = type(value)
-    module = kind.__module__ or ""
-    if module in ("builtins", "__main__"):
-        return kind.__qualname__
-    return f"{module.split('.')[0]}.{kind.__qualname__}"
+    module = kind.__module__ if isinstance(kind.__module__, str) else ""  # a class may set anything there
+    qualname = kind.__qualname__ if isinstance(kind.__qualname__, str) else kind.__name__
+    if module in ("builtins", "__main__", ""):
+        return qualname
+    return f"{module.split('.')[0]}.{qualname}"
 
 
 def size_of(value: Any) -> str | None:
@@ -101,7 +104,7 @@ def describe_variable(name: str, value: Any) -> str:
     try:
         size = size_of(value)
         head = f"{name}: {type_name(value)}" + (f", {size}" if size else "")
-        return f"{head} — {preview(value)}"
+        return f"{head} — ({WITHHELD})" if is_secret_name(name) else f"{head} — {preview(value)}"
     except Exception as error:  # a user object whose repr or attributes fail must not hide the others
         return f"{name}: {type_name(value)} — (could not be described: {type(error).__name__}: {error})"
 

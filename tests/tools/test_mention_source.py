@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -117,3 +118,36 @@ def test_error_describes_the_last_exception_with_its_traceback(
     assert "Message: no such file: data.csv" in description.text
     assert 'load("data.csv")' in description.text
     assert "raise FileNotFoundError" in description.text
+
+
+def _raise(*_args: Any, **_kwargs: Any) -> Any:
+    raise RuntimeError("hostile")
+
+
+HOSTILE_PARTS: dict[str, Any] = {
+    "__repr__": _raise, "__str__": _raise, "__len__": _raise, "__getattr__": _raise, "__getattribute__": _raise,
+    "__class__": property(_raise), "shape": property(_raise), "dtype": property(_raise), "columns": property(_raise),
+    "__eq__": _raise, "__hash__": _raise, "__bool__": _raise, "__module__": 42,
+}
+
+
+def hostile_classes() -> list[Any]:
+    """Every single hostile part, every pair of them, and all of them at once."""
+    combos = [(part,) for part in HOSTILE_PARTS] + list(itertools.combinations(HOSTILE_PARTS, 2))
+    combos.append(tuple(HOSTILE_PARTS))
+    return [pytest.param(combo, id="+".join(combo) if len(combo) < 3 else "all") for combo in combos]
+
+
+@pytest.mark.parametrize("parts", hostile_classes())
+def test_an_object_hostile_to_inspection_is_offered_labelled_and_described_without_raising(
+        ns: dict[str, Any], parts: tuple[str, ...]) -> None:
+    ns["thing"] = type("Hostile", (), {part: HOSTILE_PARTS[part] for part in parts})()
+    source = NamespaceMentions(ns)
+    label = source.label("thing")
+    assert label is not None
+    assert label.startswith("Hostile") or label.startswith("tests.Hostile")
+    assert [option["name"] for option in source.options("th")] in (["thing"], [])
+    description = source.describe("thing")
+    assert description is not None
+    assert description.text.startswith("thing: ")
+    assert len(description.text) <= 4200
