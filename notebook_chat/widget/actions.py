@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .controller import ChatController, Recoverable
+from .controller import ChatController, MentionAware, Recoverable
 
 MAX_TEXT = 1_000_000
 """Longest user text, instruction, reason or edited arguments accepted (characters)."""
@@ -75,6 +75,13 @@ def _recoverable(target: ActionTarget) -> Recoverable:
     return controller
 
 
+async def _send(target: ActionTarget, text: str, *, temp_mentions: bool) -> Any:
+    controller = target.controller
+    if temp_mentions and isinstance(controller, MentionAware):
+        return await controller.send(text, temp_mentions=True)
+    return await controller.send(text)
+
+
 async def _remove(target: ActionTarget, message_id: str) -> Any:
     return _recoverable(target).remove_message(message_id)
 
@@ -89,8 +96,9 @@ ACTIONS: dict[str, ActionKind] = {
         # any JSON: stored metadata is untrusted; a non-object record is refused by the widget, visibly
         "record": Field((dict, list, str, int, float, bool), required=False, nullable=True),
     }, lambda target, p: target.on_ready(p)),
-    "send": ActionKind({"text": Field((str,), max_len=MAX_TEXT, non_empty=True)},
-                       lambda target, p: target.controller.send(p["text"])),
+    "send": ActionKind({"text": Field((str,), max_len=MAX_TEXT, non_empty=True),
+                        "temp_mentions": Field((bool,), required=False, nullable=True)},
+                       lambda target, p: _send(target, p["text"], temp_mentions=p["temp_mentions"] is True)),
     "stop": ActionKind({}, lambda target, p: target.controller.stop()),
     "approve": ActionKind({
         "tool_call_id": _ID,

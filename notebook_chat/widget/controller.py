@@ -63,9 +63,12 @@ class Recoverable(Protocol):
 
 @runtime_checkable
 class MentionAware(Protocol):
-    """Optional: a controller with this method answers the composer's ``@`` autocomplete."""
+    """Optional: a controller with these methods answers the composer's ``@`` autocomplete and sends a message's
+    mentions for its own turn only (``temp_mentions``: described once, never stored)."""
 
     def complete_mentions(self, prefix: str) -> list[dict[str, Any]]: ...
+
+    async def send(self, text: str, *, temp_mentions: bool = False) -> None: ...
 
 
 class PersistAware(Protocol):

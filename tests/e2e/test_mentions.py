@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.chat_page import ChatPage
+from tests.e2e.chat_page import ChatPage, kernel_value
 from tests.e2e.lab import Lab
 
 pytestmark = pytest.mark.browser
@@ -60,3 +60,46 @@ def test_an_unknown_mention_is_refused_before_sending_and_says_why(lab: Lab) -> 
     error = chat.root.locator(".nbc-error")
     expect(error).to_contain_text("there is no variable named 'nonexistent'")
     assert chat.messages("user").count() == 0
+
+
+STORED_MENTIONS = """
+import json
+tools = [m for m in chat.messages if m.get("role") == "tool"]
+print("TOOLS", json.dumps([m.get("metadata", {}).get("mention") for m in tools]))
+"""
+
+
+def test_this_turn_only_sends_the_description_once_and_the_notebook_never_keeps_it(lab: Lab) -> None:
+    lab.open_notebook("temp-mention.ipynb", [MENTION_CHAT.replace('key="mentions"', 'key="temp"'), STORED_MENTIONS])
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    once = chat.root.locator(".nbc-mention-once")
+    box = chat.root.locator("[data-field=input]")
+    box.click()
+    box.press_sequentially("Plain words first")
+    expect(once).to_be_hidden()  # offered only when the text mentions something
+    box.fill("")
+    box.press_sequentially("Summarize @sales")
+    expect(once).to_be_visible()
+    expect(once).to_have_attribute("aria-pressed", "false")
+    once.click()
+    expect(once).to_have_attribute("aria-pressed", "true")
+    expect(box).to_be_focused()
+    box.press("Enter")
+    chat.wait_reply_containing("is a DataFrame with 3 rows × 2 columns")
+    chip = chat.messages("user").locator(".nbc-mention-chip")
+    expect(chip).to_have_attribute("data-temp", "true")
+    expect(chip).to_have_attribute("title", "pandas.DataFrame, shape (3, 2) · sent this turn only")
+    expect(once).to_be_hidden()
+    expect(once).to_have_attribute("aria-pressed", "false")  # the choice is per message
+
+    lab.page.wait_for_function("() => (window.jupyterapp.shell.currentWidget.context.model"
+                               ".getMetadata('notebook_chat')?.conversations?.temp?.messages?.length ?? 0) >= 2")
+    stored = lab.notebook_metadata("notebook_chat")["conversations"]["temp"]
+    assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]
+    assert "describe" not in str(stored)
+    chat.send("And now?")
+    expect(chat.messages("assistant")).to_have_count(2)
+    chat.wait_state("completed")
+    assert kernel_value(lab, 1, "TOOLS") == []

@@ -8,7 +8,7 @@ from notebook_chat.widget.actions import ACTIONS, ActionError, parse_action
 
 VALID: dict[str, dict[str, Any]] = {
     "ready": {"kind": "ready", "notebook": True, "cell_id": "c1", "record": {"messages": []}},
-    "send": {"kind": "send", "text": "hello"},
+    "send": {"kind": "send", "text": "hello", "temp_mentions": True},
     "stop": {"kind": "stop"},
     "approve": {"kind": "approve", "tool_call_id": "call_1", "arguments": '{"x": 1}'},
     "deny": {"kind": "deny", "tool_call_id": "call_1", "reason": "not now"},

@@ -75,6 +75,21 @@ async def test_a_send_action_with_a_mention_is_described_like_chat_send(
     assert provider.requests[0]["messages"][1]["tool_calls"][0]["function"]["name"] == "describe"
 
 
+@pytest.mark.parametrize("temp_field", [{"temp_mentions": True}, {"temp_mentions": False}, {"temp_mentions": None}, {}],
+                         ids=["true", "false", "null", "absent"])
+async def test_a_send_action_chooses_stored_or_this_turn_only_mentions(
+        recording_comms: list[RecordingComm], temp_field: dict[str, Any]) -> None:
+    provider = ScriptedProvider().text("ok").text("again")
+    chat = Chat(provider, namespace=frame_namespace())
+    chat.widget._handle_custom_msg({"kind": "send", "text": "@df", "request_id": "r1", **temp_field}, [])
+    assert (await answered(chat, "r1"))["ok"] is True
+    await chat.send("and now?")
+    temp = temp_field.get("temp_mentions") is True
+    assert chat.engine.export_record()["messages"][0]["metadata"]["mentions"][0]["temp"] is temp
+    second = [m["role"] for m in provider.requests[1]["messages"]]
+    assert second == (["user", "assistant", "user"] if temp else ["user", "assistant", "tool", "assistant", "user"])
+
+
 async def test_the_view_shows_a_chip_per_mention_and_the_describe_card(
         recording_comms: list[RecordingComm]) -> None:
     chat = Chat(ScriptedProvider().text("ok"), namespace={**frame_namespace(), "n": 3})

@@ -4,7 +4,7 @@
 /** @type {Record<string, string[]>} kind -> payload fields */
 export const ACTIONS = {
   ready: ["notebook", "cell_id", "record"],
-  send: ["text"],
+  send: ["text", "temp_mentions"],
   stop: [],
   approve: ["tool_call_id", "arguments"],
   deny: ["tool_call_id", "reason"],

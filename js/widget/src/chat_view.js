@@ -353,7 +353,7 @@ export class ChatView {
     this.renderComposer();
     this.hideError();
     this.follower.toLatest();
-    this.actions.send({ kind: "send", text }, (error) => {
+    this.actions.send({ kind: "send", text, ...this.mentions.sendFields(text) }, (error) => {
       if (this.input.value === "") {
         this.input.value = text;
         writeDraft(this.draftKey, text);

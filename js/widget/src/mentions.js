@@ -1,11 +1,14 @@
 // @-mentions in the composer: typing "@" asks the kernel for matching variables ("complete_mentions"; DataFrames
 // first, with their shape) and shows them in a listbox under the input; ArrowUp/Down choose, Enter or Tab insert,
-// Esc closes. And the chips a user message shows, one per mention it recorded.
+// Esc closes. A "this turn only" toggle shows while the text mentions something: pressed, the message's mentions
+// are sent for its own turn and never stored ("temp_mentions" on the send action). And the chips a user message
+// shows, one per mention it recorded.
 import { t } from "./i18n.js";
 import { PopupListbox } from "./listbox.js";
 import "./mentions.css";
 
 const TRIGGER = /(?:^|[^\w@.])@(\w*)$/;
+const MENTION = /(?:^|[^\w@.])@[A-Za-z_]/;
 
 /** @typedef {{name: string, label: string, dataframe?: boolean}} MentionOption */
 
@@ -28,12 +31,25 @@ export class MentionMenu {
     });
     this.list = this.menu.el;
     box.prepend(this.list);
+    this.once = document.createElement("button");
+    this.once.type = "button";
+    this.once.className = "nbc-button nbc-mention-once";
+    this.once.textContent = t("mentions.once");
+    this.once.title = t("mentions.once_title");
+    this.once.setAttribute("aria-pressed", "false");
+    this.once.hidden = true;
+    this.once.addEventListener("click", () => {
+      this.once.setAttribute("aria-pressed", String(!this.onlyThisTurn()));
+      this.input.focus();
+    });
+    box.append(this.once);
     input.addEventListener("input", () => this.typed());
     input.addEventListener("keydown", (e) => this.menu.key(e), { capture: true });
     input.addEventListener("blur", () => setTimeout(() => this.close(), 150));
   }
 
   typed() {
+    this.once.hidden = !MENTION.test(this.input.value);
     const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
     const match = TRIGGER.exec(before);
     if (!match) return this.close();
@@ -57,6 +73,18 @@ export class MentionMenu {
     this.input.setSelectionRange(before.length, before.length);
     this.input.dispatchEvent(new Event("input")); // drafts keep it; the menu closes (no "@" before the caret)
     this.close();
+  }
+
+  onlyThisTurn() {
+    return this.once.getAttribute("aria-pressed") === "true";
+  }
+
+  /** The send action's mention fields for `text`; the toggle is per message, so it is released. @param {string} text */
+  sendFields(text) {
+    const temp = this.onlyThisTurn() && MENTION.test(text);
+    this.once.setAttribute("aria-pressed", "false");
+    this.once.hidden = true;
+    return temp ? { temp_mentions: true } : {};
   }
 
   close() {
