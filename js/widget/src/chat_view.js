@@ -1,7 +1,7 @@
 // The whole widget view: header, message list, Continue, status line, inline error, input box.
 // Keys stay inside (keys.js); the list follows new content (scroll_follow.js); the composer keeps focus and its
 // draft (drafts.js) and is never disabled by a turn: while one runs, the Send button says why it waits.
-import { ActionSender } from "./actions.js";
+import { ACTIONS, ActionSender } from "./actions.js";
 import { readDraft, writeDraft } from "./drafts.js";
 import { t } from "./i18n.js";
 import { EmptyState } from "./empty_state.js";
@@ -70,6 +70,7 @@ export class ChatView {
       pendingApproval: (card) => this.revealApproval(card),
       replyFinished: (text) => this.announcer.say(t("a11y.reply_finished", { text })),
       toolInfo: (name) => this.tools[name] ?? null,
+      regenerate: () => this.regenerate(),
     });
     this.follower = new ScrollFollower(this.list.el);
     this.listBox = div("nbc-list-box");
@@ -131,6 +132,7 @@ export class ChatView {
     this.skills.render(view.skills);
     this.renderStatus(view.status ?? { request_state: "idle" });
     this.placeContinue(view);
+    this.markLastMessages(view);
     this.recovery.render(view.retry_offer, view.messages ?? [], (id) => this.list.node(id), this.running() || this.paused());
     // one Retry: the recovery bar's, placed right under Continue when the turn that failed offers both
     if (!this.continueBox.hidden && !this.recovery.el.hidden) this.continueBox.after(this.recovery.el);
@@ -154,6 +156,26 @@ export class ChatView {
     requestAnimationFrame(() => {
       if (lost()) this.input.focus({ preventScroll: true });
     });
+  }
+
+  /** Regenerate / Edit on the latest exchange, while no turn runs or waits (the recovery bar owns failed turns). */
+  markLastMessages(/** @type {View} */ view) {
+    const visible = (view.messages ?? []).filter((m) => !m.hidden && (m.role === "user" || m.role === "assistant"));
+    let user = -1;
+    for (let i = visible.length - 1; i >= 0 && user < 0; i--) if (visible[i].role === "user") user = i;
+    const last = visible[visible.length - 1];
+    const reply = user >= 0 && last && last.role === "assistant" && !last.loading ? last.id : null;
+    const enabled = user >= 0 && !this.dead && !this.running() && !this.paused() && !view.retry_offer &&
+      "edit_and_resend" in ACTIONS;
+    this.list.markLast(user >= 0 ? visible[user].id : null, reply, enabled);
+  }
+
+  /** Send the last user message again in place of everything after it. */
+  regenerate() {
+    const id = this.list.lastUserId;
+    const node = id ? this.list.node(id) : null;
+    if (!node || !id) return;
+    this.actions.send({ kind: "edit_and_resend", message_id: id, text: node.content }, (error) => this.showError(error));
   }
 
   /** @param {string} text */

@@ -16,7 +16,8 @@ import { leftOutText, usageText } from "./usage.js";
  *   left_out_turns?: number}} MessageView
  * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null,
  *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void,
- *   toolInfo: (name: string) => import("./tool_card.js").ToolInfo|null}} Hooks
+ *   toolInfo: (name: string) => import("./tool_card.js").ToolInfo|null,
+ *   regenerate?: () => void}} Hooks
  */
 
 /** Main-thread time a frame may spend on background work: drawing older messages, their first renders. */
@@ -160,6 +161,22 @@ export class MessageList {
     return this.older.length > 0;
   }
 
+  /**
+   * Regenerate on the last reply, Edit on the last message the user sent (only while nothing runs). Touches the
+   * previously marked and the newly marked nodes only.
+   * @param {string|null} userId @param {string|null} replyId @param {boolean} enabled
+   */
+  markLast(userId, replyId, enabled) {
+    this.lastUserId = enabled ? userId : null;
+    const marked = new Set([this.markedUser, this.markedReply, userId, replyId]);
+    for (const id of marked) {
+      const node = id ? this.nodes.get(id) : null;
+      node?.setLastActions(enabled && id === userId, enabled && id === replyId);
+    }
+    this.markedUser = userId;
+    this.markedReply = replyId;
+  }
+
   /** @param {{id: string, field: string, append: string}[]} ops */
   applyDelta(ops) {
     for (const op of ops) this.nodes.get(op.id)?.append(op.field, op.append);
@@ -250,7 +267,20 @@ class MessageNode {
         () => flash(copy, t("code.copy_failed")),
       );
     });
-    this.actions.append(copy);
+    // regenerate the last reply / edit and resend the last user message: both replace what followed the last user
+    // message (the kernel's edit_and_resend), so the model and the stored history see what the user sees
+    const regenerate = button(t("message.regenerate"), "regenerate");
+    regenerate.title = t("message.regenerate_title");
+    regenerate.hidden = true;
+    regenerate.addEventListener("click", () => this.hooks.regenerate?.());
+    const edit = button(t("message.edit"), "edit-message");
+    edit.title = t("message.edit_title");
+    edit.hidden = true;
+    edit.addEventListener("click", () => this.openEditor());
+    this.regenerateButton = regenerate;
+    this.editButton = edit;
+    this.actions.append(copy, regenerate, edit);
+    this.editor = /** @type {HTMLElement|null} */ (null);
     this.chips = mentionChips();
     this.leftOut = document.createElement("div");
     this.leftOut.className = "nbc-left-out";
@@ -260,6 +290,59 @@ class MessageNode {
     this.usage.hidden = true;
     el.append(this.leftOut, this.thinking, this.body, this.chips, this.tools, this.error, this.usage, this.actions);
     this.update(message);
+  }
+
+  /** @param {boolean} editable the last message the user sent @param {boolean} regenerable the last reply */
+  setLastActions(editable, regenerable) {
+    this.editButton.hidden = !editable;
+    this.regenerateButton.hidden = !regenerable;
+    if (!editable) this.closeEditor();
+  }
+
+  /** An inline editor: the message's text, Send (replaces it and what followed) and Cancel. */
+  openEditor() {
+    if (this.editor) {
+      this.editor.querySelector("textarea")?.focus();
+      return;
+    }
+    const box = document.createElement("div");
+    box.className = "nbc-message-editor";
+    const text = document.createElement("textarea");
+    text.className = "nbc-message-edit-text";
+    text.dataset.field = "edit-message";
+    text.setAttribute("aria-label", t("message.edit_label"));
+    text.value = this.content;
+    text.rows = Math.min(10, Math.max(2, this.content.split("\n").length));
+    const send = button(t("message.edit_send"), "resend-edited");
+    const cancel = button(t("message.edit_cancel"), "cancel-edit");
+    const error = document.createElement("div");
+    error.className = "nbc-action-error";
+    error.hidden = true;
+    send.addEventListener("click", () => {
+      const value = text.value;
+      if (!value.trim()) return;
+      send.disabled = true;
+      error.hidden = true;
+      this.hooks.send({ kind: "edit_and_resend", message_id: this.el.dataset.messageId ?? "", text: value },
+        (message) => {
+          send.disabled = false;
+          error.textContent = message;
+          error.hidden = false;
+        });
+    });
+    cancel.addEventListener("click", () => this.closeEditor());
+    const row = document.createElement("div");
+    row.className = "nbc-message-editor-row";
+    row.append(send, cancel);
+    box.append(text, row, error);
+    this.editor = box;
+    this.actions.after(box);
+    text.focus();
+  }
+
+  closeEditor() {
+    this.editor?.remove();
+    this.editor = null;
   }
 
   /** @param {MessageView} message */
