@@ -24,8 +24,15 @@ export function containKeys(root, handlers) {
     if (save && handlers.onSave()) e.preventDefault();
     e.stopPropagation();
   };
+  // Lumino matches a shortcut's selector from the event target upwards and stops at the first element carrying the
+  // mark: a focused element that matches a command-mode selector itself (the message log, a button) must carry it too
+  const mark = (/** @type {FocusEvent} */ e) => {
+    if (e.target instanceof HTMLElement) e.target.dataset.lmSuppressShortcuts = "true";
+  };
+  root.addEventListener("focusin", mark);
   for (const name of KEY_EVENTS) root.addEventListener(name, stop);
   return () => {
+    root.removeEventListener("focusin", mark);
     for (const name of KEY_EVENTS) root.removeEventListener(name, stop);
   };
 }
