@@ -40,6 +40,7 @@ export class MentionMenu {
     this.once.hidden = true;
     this.once.addEventListener("click", () => {
       this.once.setAttribute("aria-pressed", String(!this.onlyThisTurn()));
+      this.close(); // a click here is not a pick: Enter back in the composer sends instead of choosing an option
       this.input.focus();
     });
     box.append(this.once);
