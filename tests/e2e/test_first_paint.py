@@ -93,5 +93,7 @@ def test_scrolling_up_while_older_messages_arrive_keeps_the_read_message_in_plac
     lab.page.wait_for_function(f"() => window.__paintWatch.counts.at(-1) === {TOTAL}", timeout=120_000)
     lab.page.wait_for_timeout(500)  # the last slice's markdown renders
     moved: float = lab.page.evaluate("() => window.__paintWatch.moved")
-    assert moved < 2, f"message {scrolled['id']} moved {moved}px while older messages were drawn above it"
+    # scrollHeight is whole pixels, so each slice's compensation may be off by a fraction of a pixel (measured 1.3-2.5
+    # px over ~20 slices); a jump is a line or more (without the compensation: thousands of pixels)
+    assert moved < 4, f"message {scrolled['id']} moved {moved}px while older messages were drawn above it"
     assert lab.cell(0).locator(".nbc-button-jump-latest").is_visible()
