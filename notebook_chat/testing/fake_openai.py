@@ -19,10 +19,13 @@ Each request takes the next reply; with none queued the server answers 500
 from __future__ import annotations
 
 import collections
+import contextlib
+import fcntl
 import json
 import select
 import socket
 import struct
+import termios
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -406,9 +409,21 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _reset(self) -> None:
         """Close the socket with RST (SO_LINGER 0): the client sees 'connection reset by peer'."""
+        self._wait_until_sent()
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.connection.close()
         raise _StreamOver
+
+    def _wait_until_sent(self, limit: float = 5.0) -> None:
+        """An abortive close drops what the client has not acknowledged yet: wait (bounded) until the pieces written
+        before the fault are acknowledged, so the client always sees them before the reset."""
+        deadline = time.monotonic() + limit
+        with contextlib.suppress(OSError):
+            while time.monotonic() < deadline:
+                queued = fcntl.ioctl(self.connection.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+                if struct.unpack("i", queued)[0] == 0:
+                    return
+                time.sleep(0.002)
 
     def _pause(self, seconds: float) -> None:
         """Sleep, watching the socket: a client that closes the connection ends the pause (and the reply)."""

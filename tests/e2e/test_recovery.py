@@ -35,7 +35,10 @@ def test_a_too_long_rejection_is_recovered_by_retry_shorter_then_by_editing_the_
     chat.wait_state("error")
     bar = chat.root.locator(".nbc-recovery")
     bar.wait_for(state="visible")
-    assert "shorter history" in chat.root.locator(".nbc-status").inner_text()
+    # the error's text is shown once, on the rejected message or in the Continue box (not in the status line)
+    shown = chat.root.inner_text()
+    assert "The request is too long for the model's context" in shown
+    assert shown.count("Retry with a shorter history, or edit or remove the message.") == 1
     assert chat.root.locator(".nbc-usage-total").is_hidden()
     bar.locator("[data-action=retry-shorter]").click()
 
