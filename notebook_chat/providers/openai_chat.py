@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 import openai
 
@@ -18,6 +18,29 @@ from .redaction import Redactor
 TOOL_ONLY_OPTIONS = ("tool_choice", "parallel_tool_calls")
 """Options OpenAI accepts only next to a non-empty ``tools`` list ("'tool_choice' is only allowed when 'tools'
 are specified")."""
+
+
+class ChunkMapper(Protocol):
+    """Turns one event the API streams into a Chat-shaped chunk (``None``: nothing for the engine)."""
+
+    finished: bool
+    """Whether the stream has said how it ended (a stream that stops without it is ``incomplete``)."""
+
+    def map(self, event: dict[str, Any]) -> dict[str, Any] | None: ...
+
+
+class ChatChunkPassThrough:
+    """Chat Completions chunks are already the engine's shape; finished once a choice has a ``finish_reason``."""
+
+    def __init__(self) -> None:
+        self.finished = False
+
+    def map(self, event: dict[str, Any]) -> dict[str, Any]:
+        self.finished = self.finished or any(
+            isinstance(choice, dict) and choice.get("finish_reason")
+            for choice in optional_list(event.get("choices"), "chunk.choices") or ()
+        )
+        return event
 
 
 def provider_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -121,14 +144,14 @@ class OpenAIChat:
             raise self._error(error) from error
         if stream is None:
             return openai_stream.empty()
-        return self._read(stream, watch)
+        return self._chunks(stream, watch)
 
     def _create(self, fixed: dict[str, Any], extra: dict[str, Any]) -> Any:
         return self.client.chat.completions.create(
             **fixed, extra_body=extra, extra_headers=openai_stream.request_headers(self.client))
 
-    def _read(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
-        return self._chunks(stream, watch)
+    def _mapper(self) -> ChunkMapper:
+        return ChatChunkPassThrough()
 
     def redact(self, text: str) -> str:
         """``text`` without this client's secrets (key, credential headers, base-URL credentials and query)."""
@@ -143,20 +166,17 @@ class OpenAIChat:
         return self._redacted(to_provider_error(error, model=self.model, where=self.server))
 
     async def _chunks(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
-        finished = False
+        mapper = self._mapper()
         try:
-            async for chunk in openai_stream.read(stream, watch):
-                data = openai_stream.plain(chunk)
-                finished = finished or any(
-                    isinstance(choice, dict) and choice.get("finish_reason")
-                    for choice in optional_list(data.get("choices"), "chunk.choices") or ()
-                )
-                yield data
+            async for event in openai_stream.read(stream, watch):
+                chunk = mapper.map(openai_stream.plain(event))
+                if chunk is not None:
+                    yield chunk
         except openai.OpenAIError as error:
             raise self._error(error) from error
         except ProviderError as error:
             raise self._redacted(error) from None
         except Exception as error:  # the SDK could not read what the server sent (not JSON, not an object)
             raise self._redacted(unreadable_stream(error, self.server)) from error
-        if not finished and not watch.cancelled:
+        if not mapper.finished and not watch.cancelled:
             raise incomplete_error()

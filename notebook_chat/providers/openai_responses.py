@@ -7,16 +7,11 @@ Stateless: every request replays the whole history as ``input`` items (``store=F
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import openai
-
-from ..engine.errors import ProviderError
 from . import openai_stream
 from .converters.responses import check_responses, to_responses_input, tools_to_responses
 from .openai_chat import OpenAIChat, drop_tool_options_without_tools, provider_messages
-from .openai_errors import incomplete_error, unreadable_stream
 from .openai_responses_events import ResponsesChunkMapper
 
 RENAMED = {"max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
@@ -76,21 +71,5 @@ class OpenAIResponses(OpenAIChat):
         return self.client.responses.create(
             **fixed, extra_body=extra, extra_headers=openai_stream.request_headers(self.client))
 
-    def _read(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
-        return self._events(stream, watch)
-
-    async def _events(self, stream: Any, watch: openai_stream.CancelWatch) -> AsyncIterator[dict[str, Any]]:
-        mapper = ResponsesChunkMapper()
-        try:
-            async for event in openai_stream.read(stream, watch):
-                chunk = mapper.map(openai_stream.plain(event))
-                if chunk is not None:
-                    yield chunk
-        except openai.OpenAIError as error:
-            raise self._error(error) from error
-        except ProviderError as error:
-            raise self._redacted(error) from None
-        except Exception as error:  # the SDK could not read what the server sent (not JSON, not an object)
-            raise self._redacted(unreadable_stream(error, self.server)) from error
-        if not mapper.finished and not watch.cancelled:
-            raise incomplete_error()
+    def _mapper(self) -> ResponsesChunkMapper:
+        return ResponsesChunkMapper()
