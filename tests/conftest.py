@@ -1,7 +1,9 @@
-"""Every test gets its own Jupyter data directory, so the approval ledger never touches the real one."""
+"""Every test gets its own Jupyter data directory, so the approval ledger never touches the real one; each phase's
+report stays on its test item, so a fixture can tell whether its test failed (tests/e2e/sessions.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,3 +14,10 @@ def private_jupyter_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: 
     folder = tmp_path_factory.mktemp("jupyter-data")
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(folder))
     return folder
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    setattr(item, f"report_{report.when}", report)

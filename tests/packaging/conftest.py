@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from .environments import Distributions, build_distributions, node_free_env
-
-
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """Keep each phase's report on the test item, so a fixture can tell whether its test failed."""
-    outcome = yield
-    report = outcome.get_result()  # type: ignore[attr-defined]
-    setattr(item, f"report_{report.when}", report)
 
 
 @pytest.fixture(scope="session")

@@ -16,17 +16,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from notebook_chat._version import __version__
 from tests.e2e.chat_page import ChatPage, kernel_value
-from tests.e2e.lab import Lab, LabServer, isolated_lab_env, launch_chromium, start_lab_server
+from tests.e2e.lab import Lab, LabServer, isolated_lab_env, start_lab_server
+from tests.e2e.sessions import chromium_browser, lab_page
 
 from .environments import ROOT, Distributions, Venv, fresh_venv, labextension_listing, node_free_env, run
 
 pytestmark = [pytest.mark.packaging, pytest.mark.browser]
 
-ARTIFACTS = ROOT / "test-artifacts"
 KERNEL_NAME = "notebook-chat-kernel-venv"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 WHERE = """import importlib.util, json, sys, notebook_chat
@@ -86,28 +86,14 @@ def server(server_venv: Venv, installed: Installed) -> Iterator[LabServer]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium_browser() as browser:
+        yield browser
 
 
 @pytest.fixture
 def lab(server: LabServer, chromium: Browser, request: pytest.FixtureRequest) -> Iterator[Lab]:
-    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(30_000)
-    helper = Lab(context.new_page(), server, server.new_folder(request.node.name), ARTIFACTS)
-    try:
+    with lab_page(server, chromium, request) as helper:
         yield helper
-    finally:
-        report = getattr(request.node, "report_call", None)
-        if report is None or report.failed:
-            helper.screenshot(f"{request.node.name}-failure")
-            (ARTIFACTS / f"{request.node.name}-console.txt").write_text("\n".join(helper.console))
-        helper.shutdown_kernels()
-        context.close()
 
 
 def inside(path: str, venv: Venv) -> bool:
