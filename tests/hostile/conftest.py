@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-import comm
 import pytest
 
 from notebook_chat.testing import FakeOpenAIServer
-from tests.widget.widget_doubles import RecordingComm
+from tests.widget.widget_doubles import RecordingComm, record_comms
 
 
 @pytest.fixture
@@ -21,12 +19,4 @@ def server() -> Iterator[FakeOpenAIServer]:
 @pytest.fixture(autouse=True)
 def recording_comms(monkeypatch: pytest.MonkeyPatch) -> list[RecordingComm]:
     """Every widget opened here gets a RecordingComm (no kernel needed)."""
-    created: list[RecordingComm] = []
-
-    def create(**kwargs: Any) -> RecordingComm:
-        made = RecordingComm(**kwargs)
-        created.append(made)
-        return made
-
-    monkeypatch.setattr(comm, "create_comm", create)
-    return created
+    return record_comms(monkeypatch)

@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import comm
 import pytest
 
-from .widget_doubles import InMemoryController, RecordingComm
+from .widget_doubles import InMemoryController, RecordingComm, record_comms
 
 
 @pytest.fixture
 def recording_comms(monkeypatch: pytest.MonkeyPatch) -> list[RecordingComm]:
     """Every widget opened here gets a RecordingComm (`comm.create_comm` is meant to be replaced)."""
-    created: list[RecordingComm] = []
-
-    def create(**kwargs: Any) -> RecordingComm:
-        made = RecordingComm(**kwargs)
-        created.append(made)
-        return made
-
-    monkeypatch.setattr(comm, "create_comm", create)
-    return created
+    return record_comms(monkeypatch)
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import comm
+import pytest
 from comm.base_comm import BaseComm
 
 from notebook_chat.persistence.patches import apply_write
@@ -117,6 +119,20 @@ class RecordingComm(BaseComm):
     ) -> None:
         if msg_type == "comm_msg" and isinstance(data, dict) and data.get("method") == "custom":
             self.sent.append(data["content"])
+
+
+def record_comms(monkeypatch: pytest.MonkeyPatch) -> list[RecordingComm]:
+    """Every widget opened from now on gets a RecordingComm, listed here (`comm.create_comm` is meant to be
+    replaced); no kernel needed."""
+    created: list[RecordingComm] = []
+
+    def create(**kwargs: Any) -> RecordingComm:
+        made = RecordingComm(**kwargs)
+        created.append(made)
+        return made
+
+    monkeypatch.setattr(comm, "create_comm", create)
+    return created
 
 
 def notebook_entry(sent: list[dict[str, Any]], key: str | None = None) -> Any:
