@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.lab import CELLS, Lab
 
@@ -97,3 +98,47 @@ def test_scrolling_up_while_older_messages_arrive_keeps_the_read_message_in_plac
     # px over ~20 slices); a jump is a line or more (without the compensation: thousands of pixels)
     assert moved < 4, f"message {scrolled['id']} moved {moved}px while older messages were drawn above it"
     assert lab.cell(0).locator(".nbc-button-jump-latest").is_visible()
+
+
+# Scrolls from the latest message up to the first one, a step at a time, as a reader does; at each step the message
+# at the top of the view must stay where the step put it once the messages that came into view are drawn (messages
+# out of view are not laid out until they are near it, so their height is only known then).
+SCROLL_TO_THE_FIRST = """async (cells) => {
+  const list = document.querySelectorAll(cells)[0].querySelector('.nbc-messages');
+  const frames = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  let moved = 0, steps = 0, worst = null;
+  while (list.scrollTop > 0 && steps < 2000) {
+    list.scrollTop = Math.max(0, list.scrollTop - 250);
+    steps += 1;
+    const top = list.getBoundingClientRect().top;
+    const anchor = [...list.querySelectorAll('.nbc-message')].find((m) => m.getBoundingClientRect().top >= top);
+    const before = anchor.getBoundingClientRect().top;
+    await frames();
+    const shift = Math.abs(anchor.getBoundingClientRect().top - before);
+    if (shift > moved) { moved = shift; worst = anchor.dataset.messageId; }
+  }
+  const first = list.querySelector('.nbc-message');
+  return { moved, steps, worst, scrollTop: list.scrollTop, first: first.dataset.messageId };
+}"""
+
+
+def test_scrolling_up_to_the_first_message_reveals_older_messages_without_a_jump(lab: Lab) -> None:
+    open_long_chat(lab)
+    lab.page.wait_for_function(f"() => window.__paintWatch.counts.at(-1) === {TOTAL}", timeout=120_000)
+    lab.page.wait_for_timeout(500)  # the last slice's markdown renders
+    scrolled: dict[str, Any] = lab.page.evaluate(SCROLL_TO_THE_FIRST, CELLS)
+    assert scrolled["steps"] > 20  # a long way up
+    assert scrolled["scrollTop"] == 0 and scrolled["first"] == "u0"
+    assert scrolled["moved"] < 4, f"message {scrolled['worst']} moved {scrolled['moved']}px as it came into view"
+
+
+def test_the_first_message_is_drawn_complete_when_scrolled_to(lab: Lab) -> None:
+    open_long_chat(lab)
+    lab.page.wait_for_function(f"() => window.__paintWatch.counts.at(-1) === {TOTAL}", timeout=120_000)
+    first = lab.cell(0).locator('.nbc-message[data-message-id="a0"]')
+    first.scroll_into_view_if_needed()
+    expect(first.locator(".nbc-content strong")).to_have_text("answer 0")  # drawn in the frame after the scroll
+    expect(first.locator(".nbc-content li")).to_have_text(["a point", "another point"])
+    expect(first.locator(".nbc-code pre")).to_contain_text("x = 0")
+    expect(first.locator(".nbc-code .nbc-code-bar button").first).to_be_visible()  # the code block's toolbar
+    expect(first).to_be_in_viewport()

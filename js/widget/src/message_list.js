@@ -24,6 +24,11 @@ import { leftOutText, usageText } from "./usage.js";
 export const FRAME_BUDGET_MS = 12;
 /** Messages drawn at once when a long conversation first arrives (the latest ones); the rest follow in slices. */
 export const FIRST_PAINT = 30;
+/**
+ * From this many messages on, the list is long (data-long): messages out of view skip style, layout and paint until
+ * they come near it (CSS content-visibility), so the work of a frame does not grow with the conversation.
+ */
+export const LONG_LIST = 60;
 
 /**
  * Runs dirty renders once per frame. What changed in view (a streaming reply, an updated message) renders in the
@@ -115,6 +120,7 @@ export class MessageList {
       visible = visible.slice(cut);
       if (this.older.length === 0) this.scheduler.background = null;
     }
+    this.markLong(visible.length + this.older.length);
     const keep = new Set(visible.map((m) => m.id));
     for (const [id, node] of this.nodes) {
       if (!keep.has(id)) {
@@ -135,6 +141,12 @@ export class MessageList {
       if (node.el !== cursor) this.el.insertBefore(node.el, cursor);
       else cursor = nextMessageEl(cursor.nextSibling);
     }
+  }
+
+  /** @param {number} count the messages the conversation shows (drawn or not yet) */
+  markLong(count) {
+    const long = String(count >= LONG_LIST);
+    if (this.el.dataset.long !== long) this.el.dataset.long = long;
   }
 
   /**
