@@ -31,14 +31,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+import docstring_parser
+import docstring_parser.google
 import pydantic
 
+_PARAMETER_KINDS = ("param", "parameter", "arg", "argument", "key", "keyword")
+"""docstring_parser's first word of a parameter entry (``:param x:``, ``Args:``, ``Keyword Args:``, numpy
+``Parameters``)."""
+_GOOGLE_WITH_KEYWORDS = docstring_parser.google.GoogleParser([
+    *docstring_parser.google.DEFAULT_SECTIONS,
+    *(docstring_parser.google.Section(title, "keyword", docstring_parser.google.SectionType.MULTIPLE)
+      for title in ("Keyword Args", "Keyword Arguments", "Kwargs")),
+])
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_ARGUMENTS_SECTIONS = {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments"}
-_ANY_SECTION = re.compile(r"^(?:[A-Z][A-Za-z ]*):\s*$")
-_REST_PARAM = re.compile(r"^[:@]param\s+(?:[^:]*\s)?\*{0,2}(\w+)\s*:\s*(.*)$")
-_GOOGLE_ENTRY = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-_NUMPY_ENTRY = re.compile(r"^\*{0,2}(\w+)\s*(?::.*)?$")
 
 
 @dataclass(frozen=True)
@@ -294,98 +299,23 @@ def _describe_exception(exc: Exception) -> str:
 
 
 def parse_docstring(docstring: str) -> tuple[str, dict[str, str]]:
-    """The first paragraph and the parameter descriptions of a Google, reST or numpy style docstring."""
-    lines = inspect.cleandoc(docstring).splitlines() if docstring else []
-    summary: list[str] = []
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        ends_paragraph = not stripped or _ANY_SECTION.match(stripped) or _REST_PARAM.match(stripped)
-        if ends_paragraph or _is_rule(lines, index + 1):
-            break
-        summary.append(stripped)
-    return " ".join(summary), {**_numpy_params(lines), **_google_params(lines), **_rest_params(lines)}
+    """The first paragraph and the parameter descriptions of a Google, reST or numpy style docstring, each on one
+    line (``docstring_parser`` reads the styles)."""
+    text = inspect.cleandoc(docstring or "")
+    try:
+        parsed = max((docstring_parser.parse(text), _GOOGLE_WITH_KEYWORDS.parse(text)), key=lambda d: len(d.params))
+    except docstring_parser.ParseError:
+        return _one_line(text.split("\n\n", 1)[0]), {}
+    summary = parsed.short_description or ""
+    if parsed.long_description and not parsed.blank_after_short_description:
+        summary += " " + parsed.long_description.split("\n\n", 1)[0]
+    parameters = {
+        param.arg_name.lstrip("*"): _one_line(param.description)
+        for param in parsed.params
+        if param.args and param.args[0] in _PARAMETER_KINDS and param.description
+    }
+    return _one_line(summary), parameters
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def _is_rule(lines: list[str], index: int) -> bool:
-    """Whether ``lines[index]`` underlines a numpy section header."""
-    return index < len(lines) and bool(re.fullmatch(r"\s*-{3,}\s*", lines[index]))
-
-
-def _collect(entries: dict[str, list[str]], name: str | None, text: str) -> None:
-    if name is not None and text:
-        entries.setdefault(name, []).append(text)
-
-
-def _joined(entries: dict[str, list[str]]) -> dict[str, str]:
-    return {name: " ".join(parts) for name, parts in entries.items()}
-
-
-def _google_params(lines: list[str]) -> dict[str, str]:
-    entries: dict[str, list[str]] = {}
-    section_indent: int | None = None
-    entry_indent: int | None = None
-    current: str | None = None
-    for line in lines:
-        stripped = line.strip()
-        if section_indent is None:
-            if stripped.rstrip(":").lower() in _ARGUMENTS_SECTIONS and stripped.endswith(":"):
-                section_indent = _indent(line)
-            continue
-        if not stripped:
-            continue
-        if _indent(line) <= section_indent:
-            section_indent = entry_indent = current = None
-            if stripped.rstrip(":").lower() in _ARGUMENTS_SECTIONS and stripped.endswith(":"):
-                section_indent = _indent(line)
-            continue
-        entry = _GOOGLE_ENTRY.match(stripped)
-        if entry and (entry_indent is None or _indent(line) <= entry_indent):
-            entry_indent, current = _indent(line), entry.group(1)
-            entries.setdefault(current, [])
-            _collect(entries, current, entry.group(2).strip())
-        else:
-            _collect(entries, current, stripped)
-    return _joined(entries)
-
-
-def _rest_params(lines: list[str]) -> dict[str, str]:
-    entries: dict[str, list[str]] = {}
-    current: str | None = None
-    for line in lines:
-        stripped = line.strip()
-        match = _REST_PARAM.match(stripped)
-        if match:
-            current = match.group(1)
-            entries.setdefault(current, [])
-            _collect(entries, current, match.group(2).strip())
-        elif current is not None and stripped and _indent(line) > 0 and not stripped.startswith(("@", ":")):
-            _collect(entries, current, stripped)
-        else:
-            current = None
-    return _joined(entries)
-
-
-def _numpy_params(lines: list[str]) -> dict[str, str]:
-    entries: dict[str, list[str]] = {}
-    inside = False
-    current: str | None = None
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if _is_rule(lines, index):
-            continue
-        if _is_rule(lines, index + 1):
-            inside, current = stripped.lower() in _ARGUMENTS_SECTIONS, None
-            continue
-        if not inside or not stripped:
-            continue
-        entry = _NUMPY_ENTRY.match(stripped)
-        if _indent(line) == 0 and entry:
-            current = entry.group(1)
-            entries.setdefault(current, [])
-        else:
-            _collect(entries, current, stripped)
-    return _joined(entries)
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

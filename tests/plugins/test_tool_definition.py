@@ -181,6 +181,16 @@ def test_google_section_ends_at_the_next_section() -> None:
     assert parse_docstring(docstring)[1] == {"city": "The city."}
 
 
+def test_google_keyword_args_describe_parameters_too() -> None:
+    docstring = "Do it.\n\nArgs:\n    city: The city.\n\nKeyword Args:\n    days (int): Days\n        ahead."
+    assert parse_docstring(docstring)[1] == {"city": "The city.", "days": "Days ahead."}
+
+
+def test_a_summary_wrapped_over_two_lines_is_one_line() -> None:
+    assert parse_docstring("Get the current\n    weather.\n\n    Args:\n        city: C.") == (
+        "Get the current weather.", {"city": "C."})
+
+
 async def test_invoke_accepts_arguments_as_a_json_string() -> None:
     result = await get_weather.invoke('{"city": "Paris", "days": 3}')
     assert result == ToolResult(content='{"city": "Paris", "days": 3, "unit": "Unit.CELSIUS"}')
