@@ -25,6 +25,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __name__ == "__main__":
+    from browser_needs import ensure_browser_tools
+
+    ensure_browser_tools()  # .venv and chromium, from a clean clone
 
 from playwright.sync_api import sync_playwright
 from record_validation import record

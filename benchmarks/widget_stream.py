@@ -1,7 +1,7 @@
 """Streams ~80 KB of markdown in 20,000 chunks through a `Chat` in a real JupyterLab + Chromium, and the same text
 through a bare anywidget that only appends text with 16 ms batching (the transport limit), in the same run.
 
-Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history N[,N...]] [--keep DIR]
+Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history N[,N...]] [--runs R] [--keep DIR]
   --pace S     spread the stream over about S seconds (sleep between chunk groups) instead of as fast as possible,
                so the browser renders many deltas (as with a real model); default 0 = as fast as possible.
   --history N  stream into a chat whose notebook already holds N messages (restored from the notebook's metadata,
@@ -24,6 +24,7 @@ import argparse
 import inspect
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,11 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __name__ == "__main__":
+    from browser_needs import ensure_browser_tools
+
+    ensure_browser_tools()  # .venv and chromium, from a clean clone
 
 from playwright.sync_api import Page, sync_playwright
 
@@ -325,7 +331,7 @@ def self_time(profile: dict[str, Any], wanted: Any) -> float:
     return total / 1e6
 
 
-def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int | None]) -> None:
+def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int | None], repeat: int) -> None:
     work = Path(tempfile.mkdtemp(prefix="widget-stream-")) if keep is None else keep
     server = start_lab_server(work)
     try:
@@ -334,11 +340,15 @@ def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int |
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
             try:
-                runs = []
+                medians = []
                 for history in histories:
-                    runs.append(run_notebook(lab, chunks, pace, history))
-                    lab.shutdown_kernels()
-                compare_histories(runs)
+                    results = []
+                    for attempt in range(repeat):
+                        results.append(run_notebook(lab, chunks, pace, history, attempt))
+                        lab.shutdown_kernels()
+                    medians.append(median_run(results))
+                compare_histories(medians)
+                print_targets(medians, chunks, pace, repeat)
             except Exception:
                 for cell in range(lab.cells().count()):
                     print(f"--- cell {cell} output:\n{lab.output_text(cell)[-2000:]}", file=sys.stderr)
@@ -359,11 +369,11 @@ def history_metadata(count: int) -> dict[str, Any]:
     return {"notebook_chat": {"version": 1, "conversations": {"bench": record(count)}}}
 
 
-def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None) -> dict[str, Any]:
+def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None, attempt: int = 0) -> dict[str, Any]:
     setup = (SETUP.replace("__MARKDOWN_REPLY__", inspect.getsource(markdown_reply))
              .replace("__CHUNKS__", str(chunks)).replace("__PACE__", repr(pace)))
     reference = REFERENCE.replace("__REFERENCE_ESM__", repr(str(reference_esm(lab.server.root / "reference.js"))))
-    name = "bench.ipynb" if history is None else f"bench-{history}.ipynb"
+    name = f"bench-{attempt}.ipynb" if history is None else f"bench-{history}-{attempt}.ipynb"
     metadata = None if history is None else history_metadata(history)
     lab.open_notebook(name, [setup, SHOW_CHAT, SHOW_BARE, RUN_CHAT, RUN_BARE, COUNTS, reference], metadata=metadata)
     lab.run_cell(CELL_SETUP)
@@ -394,7 +404,43 @@ def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None)
         print(f"\n=== the chat's notebook held {history:,} messages before the stream ===")
     report(info, chat, bare, counts, checks)
     return {"history": history, "chat": counts["chat"], "bare": counts["bare"], "lag": chat["lag"],
-            "to_dom": chat["to_dom"], "bare_to_dom": bare["to_dom"]}
+            "to_dom": chat["to_dom"], "bare_to_dom": bare["to_dom"], "bare_lag": bare["lag"],
+            "dom_ratio": chat["to_dom"] / max(bare["to_dom"], 0.001), "longest": chat["longest"],
+            "checks_ok": all(checks.values())}
+
+
+def median_run(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median of each figure over repeated runs of one case (bytes and messages too: they vary a little with
+    timing); the checks must hold in every run."""
+    def middle(get: Any) -> Any:
+        return statistics.median(get(result) for result in results)
+
+    sent = {side: {field: middle(lambda r, side=side, field=field: r[side][field]) for field in ("bytes", "messages")}
+            for side in ("chat", "bare")}
+    return {"history": results[0]["history"], "runs": len(results), **sent,
+            **{key: middle(lambda r, key=key: r[key])
+               for key in ("lag", "to_dom", "bare_to_dom", "bare_lag", "dom_ratio", "longest")},
+            "checks_ok": all(result["checks_ok"] for result in results)}
+
+
+def print_targets(medians: list[dict[str, Any]], chunks: int, pace: float, repeat: int) -> None:
+    """Issue 17's targets beside the measured medians."""
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
+    speed = "as fast as possible" if not pace else f"paced over ~{pace:g} s"
+    print(f"\nmedians of {repeat} run(s), {chunks:,} chunks {speed} (load average now {load}):")
+    print(f"{'history':>9} {'chat to DOM s':>14} {'bare to DOM s':>14} {'DOM ratio':>10} {'target':>7} "
+          f"{'chat lag s':>11} {'target':>7} {'bare lag s':>11} {'longest task s':>15} {'checks':>7}")
+    for run in medians:
+        history = "-" if run["history"] is None else f"{run['history']:,}"
+        print(f"{history:>9} {run['to_dom']:>14.2f} {run['bare_to_dom']:>14.2f} {run['dom_ratio']:>9.2f}x "
+              f"{'<= 2x':>7} {run['lag']:>11.2f} {'<= 0.1':>7} {run['bare_lag']:>11.2f} {run['longest']:>15.3f} "
+              f"{'ok' if run['checks_ok'] else 'FAIL':>7}")
+    with_history = [run for run in medians if run["history"] is not None]
+    if len(with_history) >= 2:
+        small, large = with_history[0], with_history[-1]
+        print(f"bytes: {large['history']:,} vs {small['history']:,} messages "
+              f"{large['chat']['bytes'] / max(1, small['chat']['bytes']):.2f}x (target <= 1.5x), "
+              f"{large['chat']['bytes'] / max(1, large['bare']['bytes']):.2f}x the bare widget (target <= 3x)")
 
 
 def compare_histories(runs: list[dict[str, Any]]) -> None:
@@ -454,7 +500,8 @@ if __name__ == "__main__":
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--profile", action="store_true", help="also print the page's hottest functions")
     parser.add_argument("--history", default=None, help="messages the chat holds before the stream: N or N,M,...")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each case; the summary shows their medians")
     args = parser.parse_args()
     PROFILE_TOP = args.profile
     histories: list[int | None] = [int(n) for n in args.history.split(",")] if args.history else [None]
-    benchmark(args.chunks, args.pace, args.keep, histories)
+    benchmark(args.chunks, args.pace, args.keep, histories, args.runs)

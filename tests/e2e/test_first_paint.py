@@ -128,7 +128,8 @@ def test_scrolling_up_to_the_first_message_reveals_older_messages_without_a_jump
     lab.page.wait_for_timeout(500)  # the last slice's markdown renders
     scrolled: dict[str, Any] = lab.page.evaluate(SCROLL_TO_THE_FIRST, CELLS)
     assert scrolled["steps"] > 20  # a long way up
-    assert scrolled["scrollTop"] == 0 and scrolled["first"] == "u0"
+    assert scrolled["scrollTop"] == 0
+    assert scrolled["first"] == "u0"
     assert scrolled["moved"] < 4, f"message {scrolled['worst']} moved {scrolled['moved']}px as it came into view"
 
 
