@@ -25,7 +25,8 @@ Path = list[str | int]
 Op = dict[str, Any]
 
 MIN_APPEND = 16
-"""A grown string shorter than this goes as a ``set`` (an append op would not be smaller)."""
+"""A string shorter than this that grew goes whole as a ``set`` (an append op would not be smaller); a longer one
+sends only what it grew by, however little."""
 
 
 class PatchError(ValueError):
@@ -66,7 +67,7 @@ def _diff_object(old: Mapping[str, Any], new: Mapping[str, Any], path: Path, ops
 def _diff_value(old: Any, new: Any, path: Path, ops: list[Op]) -> None:
     if type(old) is type(new) and old == new:
         return
-    if type(old) is str and type(new) is str and len(new) - len(old) >= MIN_APPEND and new.startswith(old):
+    if type(old) is str and type(new) is str and len(new) > len(old) >= MIN_APPEND and new.startswith(old):
         ops.append({"op": "append", "path": path, "at": utf16_length(old), "text": new[len(old):]})
     elif type(old) is dict and type(new) is dict:
         _diff_object(old, new, path, ops)

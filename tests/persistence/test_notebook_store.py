@@ -74,10 +74,10 @@ def test_a_save_where_only_the_time_stamp_moved_sends_nothing() -> None:
 def test_a_growing_reply_goes_as_text_appended_at_its_javascript_length() -> None:
     browser = Browser()
     store = NotebookMetadataStore(browser)
-    store.save("k", record("hi", reply("Emoji 😀 first. ")))
-    grown = reply("Emoji 😀 first. " + "then a long sentence follows")
+    store.save("k", record("hi", reply("Emoji 😀 comes first. ")))
+    grown = reply("Emoji 😀 comes first. " + "then a long sentence follows")
     assert store.save_messages("k", [grown], "2026-01-01T00:00:05Z")
-    assert browser.writes[1]["ops"][0] == {"op": "append", "path": ["messages", 1, "content"], "at": 16,
+    assert browser.writes[1]["ops"][0] == {"op": "append", "path": ["messages", 1, "content"], "at": 22,
                                            "text": "then a long sentence follows"}
     assert browser.record("k") == record("hi", grown, stamp="2026-01-01T00:00:05Z")
 
