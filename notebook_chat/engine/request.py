@@ -30,14 +30,15 @@ def for_saving(messages: Iterable[Message]) -> list[Message]:
     A reply still streaming is kept as far as it got (its ``loading`` flag is cleared on restore)."""
     kept = [stored_form(m) for m in messages]
     pending = awaiting_call_ids(kept)
-    clean = [m for m in kept if not _empty_reply(m)]
+    clean = [m for m in kept if not is_empty_reply(m)]
     if not any(m.get("temp") or _odd_result(m) for m in clean) and not validate(clean, pending=pending):
         return clean  # nothing to repair (the usual case): O(n) checks, no copies
     return drop_temp(kept, pending=pending)
 
 
-def _empty_reply(message: Message) -> bool:
-    """An assistant message with nothing in it (a reply that has not started): repair drops it too."""
+def is_empty_reply(message: Message) -> bool:
+    """An assistant message with nothing in it (a reply that has not started, or only reasoned so far): it is not
+    saved, and repair drops it too."""
     content = message.get("content")
     return (message.get("role") == "assistant" and not message.get("tool_calls")
             and (content is None or content == "" or content == []))

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..engine import EngineEvent, Message, MessageEngine
 from ..engine.conversation import utc_now
+from ..engine.request import is_empty_reply
 from .errors import PersistenceError
 from .stores import ConversationStore
 
@@ -87,7 +88,10 @@ class ConversationAutosave:
                 found.append(messages[index])
                 if len(found) == len(ids):
                     break
-        return len(found) == len(ids) and store.save_messages(self.key, found, utc_now())
+        if len(found) != len(ids):
+            return False
+        saved = [message for message in found if not is_empty_reply(message)]  # a reply that only reasons so far
+        return not saved or store.save_messages(self.key, saved, utc_now())
 
     def _shape(self) -> tuple[Any, ...]:
         state = self.engine.state

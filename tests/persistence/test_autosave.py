@@ -81,6 +81,31 @@ async def test_streaming_saves_are_throttled_and_keep_the_partial_reply() -> Non
     assert store.partials[-1] == "x" * 400
 
 
+async def test_a_reply_that_only_reasons_so_far_costs_no_whole_record_save_while_it_streams() -> None:
+    class PatchingStore(MemoryStore):
+        """Like the notebook store: saves only the given messages when it holds them, else asks for a whole save."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.whole_saves = 0
+
+        def save(self, key: str, record: dict[str, Any]) -> None:
+            super().save(key, record)
+            self.whole_saves += 1
+
+        def save_messages(self, key: str, messages: list[dict[str, Any]], updated_at: str) -> bool:
+            stored = {m["id"] for m in self.load(key)["messages"]}
+            return all(m["id"] in stored for m in messages)
+
+    store = PatchingStore()
+    provider = ScriptedProvider().text("", reasoning="thinking " * 50, chunks=100, delay=0.002)
+    engine = MessageEngine(provider)
+    autosave = ConversationAutosave(engine, store, "k", min_interval=0.005)
+    await engine.send_message("go")
+    assert autosave.saves > 20  # the throttle fired while it reasoned
+    assert store.whole_saves <= 5  # the turn's boundaries only, not one per throttled save (45 of them before)
+
+
 async def test_a_record_round_trips_through_a_file_store_byte_stable(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
     engine = MessageEngine(ScriptedProvider().text("Grüße — ünïcode ✓", chunks=3))
