@@ -23,7 +23,9 @@ class LengthPlugin(Plugin):
     async def on_after_request(self, ctx: PluginContext) -> None:
         if not self.auto_continue or ctx.finish_reason != "length":
             return
-        done = int(ctx.custom_context.get("length_continuations", 0))
+        done = ctx.custom_context.get("length_continuations", 0)
+        if type(done) is not int or done < 0:  # a restored paused turn's context is notebook data: no cap lifted
+            done = self.max_continuations
         if done >= self.max_continuations:
             return
         ctx.custom_context["length_continuations"] = done + 1

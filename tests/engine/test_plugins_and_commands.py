@@ -167,3 +167,20 @@ async def test_length_auto_continue_sends_a_hidden_continuation_up_to_its_cap() 
     assert len(hidden) == 2
     assert "cut off at the output-token limit" in provider.requests[1]["messages"][-1]["content"]
     assert engine.turns[-1]["end_reason"] == "max-tokens"
+
+
+@pytest.mark.parametrize("forged", [-1000, "x", 1.5, None, True, [1]])
+async def test_a_forged_continuation_count_in_restored_context_never_lifts_the_auto_continue_cap(forged: Any) -> None:
+    class RestoredContext(Plugin):  # what a hostile notebook's paused turn could carry back
+        name = "restored"
+
+        async def on_before_request(self, ctx: PluginContext) -> None:
+            ctx.custom_context.setdefault("length_continuations", forged)
+
+    provider = ScriptedProvider()
+    for _ in range(6):
+        provider.text("cut", finish_reason="length")
+    engine = MessageEngine(provider, plugins=[RestoredContext(), LengthPlugin(auto_continue=True, max_continuations=2)])
+    await engine.send_message("hi")
+    assert len(provider.requests) == 1
+    assert engine.state.request_state != "processing"
