@@ -217,6 +217,9 @@ class ApprovalLedger:
                 lines.append({"turn_id": entry.turn_id, "call_id": entry.call_id, "outcome": entry.outcome,
                               "at": entry.at})
         data = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines).encode("ascii")
+        with contextlib.suppress(OSError):
+            if self.path.read_bytes() == data:
+                return  # already compact: opening a ledger writes nothing (no fsync per Chat)
         handle, temporary = tempfile.mkstemp(prefix=".ledger-", dir=self.path.parent)
         try:
             with os.fdopen(handle, "wb") as file:

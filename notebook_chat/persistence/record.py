@@ -114,49 +114,86 @@ def _key_kind(key: str) -> int:
 
 
 def _walk(value: Any, depth: int = 0) -> int:
-    """One pass, no recursion: the size, or -1 at the first problem."""
+    """One pass, no recursion: the size, or -1 at the first problem.
+
+    Leaves (most of a record: texts, numbers) are measured where their container is read; only containers go on
+    the stack."""
+    size = _leaf(value, False)
+    if size != _CONTAINER:
+        return size
     size = 0
     stack: list[tuple[Any, int, bool]] = [(value, depth, False)]
-    pop, push = stack.pop, stack.append
+    pop, push, kinds = stack.pop, stack.append, _KEY_KINDS
     while stack:
         item, depth, in_headers = pop()
-        kind = type(item)
-        if kind is str:
-            if item.isascii():
-                size += len(item) + 2
-            else:
-                try:
-                    size += len(item.encode("utf-8")) + 2
-                except UnicodeEncodeError:  # a lone surrogate
-                    return -1
-            if in_headers and BEARER.match(item):
-                return -1
-        elif kind is dict:
-            if depth >= MAX_DEPTH:
-                return -1
+        if depth >= MAX_DEPTH:
+            return -1
+        if type(item) is dict:
             size += 1 + 2 * len(item)
             for key, child in item.items():
                 if type(key) is not str:
                     return -1
-                key_kind = _key_kind(key)
-                if key_kind == _SECRET:
-                    return -1
+                key_kind = kinds.get(key)
+                if key_kind is None:
+                    key_kind = _key_kind(key)
+                if key_kind:
+                    if key_kind == _SECRET:
+                        return -1
+                    child_in_headers = True
+                else:
+                    child_in_headers = in_headers
                 size += (len(key) if key.isascii() else len(key.encode("utf-8"))) + 2
-                push((child, depth + 1, in_headers or key_kind == _HEADERS))
-        elif kind is list or kind is tuple:
-            if depth >= MAX_DEPTH:
-                return -1
+                kind = type(child)
+                if kind is str and not child_in_headers and child.isascii():
+                    size += len(child) + 2
+                    continue
+                leaf = _leaf(child, child_in_headers)
+                if leaf == _CONTAINER:
+                    push((child, depth + 1, child_in_headers))
+                elif leaf < 0:
+                    return -1
+                else:
+                    size += leaf
+        else:
             size += 1 + max(len(item), 1)
             for child in item:
-                push((child, depth + 1, in_headers))
-        elif item is None or kind is bool:
-            size += 4
-        elif kind is int:
-            size += 1
-        elif kind is float:
-            if not math.isfinite(item):
-                return -1
-            size += 1
-        else:
-            return -1
+                if type(child) is str and not in_headers and child.isascii():
+                    size += len(child) + 2
+                    continue
+                leaf = _leaf(child, in_headers)
+                if leaf == _CONTAINER:
+                    push((child, depth + 1, in_headers))
+                elif leaf < 0:
+                    return -1
+                else:
+                    size += leaf
     return size
+
+
+_CONTAINER = -2
+
+
+def _leaf(item: Any, in_headers: bool) -> int:
+    """The JSON size of a value that is not a container, ``_CONTAINER`` for a dict, list or tuple, -1 when it is
+    not strict JSON (or a header value carries a token)."""
+    kind = type(item)
+    if kind is str:
+        if item.isascii():
+            size = len(item) + 2
+        else:
+            try:
+                size = len(item.encode("utf-8")) + 2
+            except UnicodeEncodeError:  # a lone surrogate
+                return -1
+        if in_headers and BEARER.match(item):
+            return -1
+        return size
+    if kind is dict or kind is list or kind is tuple:
+        return _CONTAINER
+    if item is None or kind is bool:
+        return 4
+    if kind is int:
+        return 1
+    if kind is float:
+        return 1 if math.isfinite(item) else -1
+    return -1

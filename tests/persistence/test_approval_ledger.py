@@ -83,3 +83,17 @@ def test_the_ledger_file_is_private_to_the_user(tmp_path: Path) -> None:
     ledger = ApprovalLedger(tmp_path / "ledger.jsonl")
     ledger.record_start("t", "c", "{}", "auto")
     assert os.stat(ledger.path).st_mode & 0o077 == 0
+
+
+def test_opening_a_ledger_that_is_already_compact_does_not_rewrite_it(tmp_path: Path) -> None:
+    ledger = ApprovalLedger(tmp_path / "ledger.jsonl")
+    ledger.record_start("t", "c", "{}", "auto")
+    ledger.record_outcome("t", "c", "success")
+    ApprovalLedger(ledger.path)  # compacts: the outcome line takes the start's time
+    compact = os.stat(ledger.path)
+
+    reopened = ApprovalLedger(ledger.path)
+
+    after = os.stat(ledger.path)
+    assert (after.st_ino, after.st_mtime_ns) == (compact.st_ino, compact.st_mtime_ns)
+    assert reopened.lookup("t", "c", "{}") is not None
