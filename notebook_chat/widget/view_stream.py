@@ -1,11 +1,11 @@
 """Coalesces the controller's change events into few kernel→browser messages.
 
 A "message" event only marks that message dirty (O(1) per chunk). One timer on the loop flushes every
-`interval` seconds: each dirty message is diffed against the text the browser already has, field by
-field, and the growth goes out as one batched append-only "delta". Anything that is not an append (a
-field shrank or was rewritten, a message or tool call the browser has never seen) and every "state" event
-becomes one full "snapshot" instead. A pending snapshot is always sent before later deltas, so the
-browser sees changes in order.
+`interval` seconds, or the first event after it is due when the producer does not yield to the loop: each dirty
+message is diffed against the text the browser already has, field by field, and the growth goes out as one batched
+append-only "delta". Anything that is not an append (a field shrank or was rewritten, a message or tool call the
+browser has never seen) and every "state" event becomes one full "snapshot" instead. A pending snapshot is always
+sent before later deltas, so the browser sees changes in order.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ class ViewStream:
         self._snapshot_due = False
         self._sent: dict[str, Texts] = {}
         self._timer: asyncio.TimerHandle | None = None
+        self._due = 0.0
         self._closed = False
 
     def on_event(self, event: Any) -> None:
@@ -66,8 +67,15 @@ class ViewStream:
             self._snapshot_due = True
         else:
             self._dirty[message_id] = None
-        if self._timer is None and not self._closed:
+        if self._closed:
+            return
+        if self._timer is None:
+            self._due = self._loop.time() + self._interval
             self._timer = self._loop.call_later(self._interval, self.flush)
+        elif self._loop.time() >= self._due:
+            # the timer is late: the producer has not yielded to the loop since (a stream as fast as possible), so
+            # flush here, or the whole reply would reach the browser only at its end
+            self.flush()
 
     def flush(self) -> None:
         """Send what is pending now: a snapshot if due or if deltas cannot express the change, else deltas."""

@@ -1,4 +1,5 @@
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -36,6 +37,21 @@ async def test_twenty_thousand_chunks_arrive_as_few_deltas_whose_appends_equal_t
     deltas = [m for m in sent if m["kind"] == "delta"]
     assert 2 <= len(deltas) <= 100
     assert [m["kind"] for m in sent] == ["snapshot"] + ["delta"] * len(deltas)
+    assert appended_text(sent) == controller.messages[0]["content"]
+
+
+async def test_a_producer_that_never_yields_to_the_loop_still_sends_deltas_every_interval() -> None:
+    controller = InMemoryController([assistant()])
+    sent: list[dict[str, Any]] = []
+    stream = started(controller, sent, interval=0.005)
+    for i in range(20_000):
+        controller.append("m1", f"w{i} ")
+        if i % 1000 == 0:
+            time.sleep(0.003)  # noqa: ASYNC251 -- busy without yielding, on purpose: the timer cannot run
+    streamed = len(sent) - 1
+    stream.flush()
+    assert streamed >= 5  # sent while the producer ran, not all at its end
+    assert [m["kind"] for m in sent] == ["snapshot"] + ["delta"] * (len(sent) - 1)
     assert appended_text(sent) == controller.messages[0]["content"]
 
 
