@@ -21,6 +21,7 @@ import traitlets
 from .actions import ACTIONS, Action, ActionError, parse_action
 from .controller import ChatController, MentionAware
 from .loops import current_loop, running_loop
+from .transcript import transcript_bundle
 from .view_stream import ViewStream
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,8 @@ class ChatWidget(anywidget.AnyWidget):
         self.cell_id: str | None = None
         """The id of the cell that displays the widget, from the last "ready" (None if unknown)."""
         self.last_persist_ack: tuple[str, bool, str | None] | None = None
+        self._fallback_sent: dict[str, str] | None = None
+        """The transcript last put into this widget's output (at display or with a `persist`)."""
 
     @property
     def controller(self) -> ChatController:
@@ -72,9 +75,31 @@ class ChatWidget(anywidget.AnyWidget):
         """Ask the browser to apply a write (``{"key", "revision", "base", "ops"}``, see
         ``persistence.notebook_store``) to metadata["notebook_chat"]["conversations"][key].
 
-        The browser acknowledges with a "persisted" action (see `last_persist_ack`).
+        The browser acknowledges with a "persisted" action (see `last_persist_ack`). A write that is more than a
+        streaming reply's appended text carries the conversation's static transcript too (`fallback`, sent only
+        when it differs from the one the output already has), which the browser writes into this widget's output.
         """
-        self._post({"kind": "persist", **write})
+        message: dict[str, Any] = {"kind": "persist", **write}
+        if not _streaming_only(write.get("ops")):
+            fallback = self._transcript()
+            if fallback != self._fallback_sent:
+                message["fallback"] = self._fallback_sent = fallback
+        self._post(message)
+
+    def _transcript(self) -> dict[str, str]:
+        messages = getattr(self._controller, "messages", None)
+        return transcript_bundle(messages if isinstance(messages, list) else [], title=self.header)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """The widget, a readable transcript for front ends without it (GitHub, nbviewer, no kernel), and the
+        conversation's key in the output's metadata."""
+        bundle = super()._repr_mimebundle_(**kwargs)  # anywidget: (data, metadata); None without a view
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        if not isinstance(data, dict):
+            return bundle
+        self._fallback_sent = self._transcript()
+        data = {**data, **self._fallback_sent}
+        return data, {**(metadata or {}), "notebook_chat": {"key": self.key or None}}
 
     def flush(self) -> None:
         """Send any pending delta or snapshot now (e.g. before a test inspects what was sent)."""
@@ -153,6 +178,12 @@ class ChatWidget(anywidget.AnyWidget):
             result = hook(key, ok, error, stale=payload.get("stale") is True)
             if inspect.isawaitable(result):
                 await result
+
+
+def _streaming_only(ops: Any) -> bool:
+    """A write that only grows streamed text (and moves the time stamp): the transcript waits for the turn's end."""
+    return isinstance(ops, list) and all(
+        isinstance(op, Mapping) and (op.get("op") == "append" or op.get("path") == ["updated_at"]) for op in ops)
 
 
 def _describe(exc: BaseException) -> str:

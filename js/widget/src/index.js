@@ -66,6 +66,14 @@ export default {
         post({ kind: "persisted", key, ok: false, error: "no notebook document is reachable from this view" });
         return;
       }
+      if (msg.fallback !== undefined) {
+        // the transcript for readers without the widget (sent only when it changed), whatever the patch's fate
+        try {
+          if (bridge.writeFallback?.(msg.fallback)) el.dataset.fallbacks = String(Number(el.dataset.fallbacks ?? 0) + 1);
+        } catch (err) {
+          console.warn("notebook_chat: could not write the transcript into the output", err);
+        }
+      }
       try {
         const revision = await bridge.apply(key, msg);
         el.dataset.persisted = String(Number(el.dataset.persisted ?? 0) + 1); // writes handled (tests wait on it)

@@ -23,6 +23,7 @@ const ATTACH_TIMEOUT_MS = 5000;
  *   write: (key: string, record: JsonObject | null) => Promise<void>,
  *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}) => Promise<string | null>,
  *   insertCellBelow: (code: string) => boolean,
+ *   writeFallback: (bundle: unknown) => boolean,
  *   save: () => Promise<void>,
  * }} NotebookHandle
  */
@@ -62,6 +63,7 @@ export function unavailable() {
       throw new Error('no notebook document is reachable from this front end');
     },
     insertCellBelow: () => false,
+    writeFallback: () => false,
     save: async () => {},
   };
 }
@@ -128,6 +130,35 @@ function makeHandle(via, context, listCells, el) {
     async save() {
       await context.save();
     },
+    /**
+     * The kernel's static transcript (`persist`'s `fallback`: text/plain and text/html) into this widget's own
+     * output, so GitHub, nbviewer and a kernel-less JupyterLab read the conversation. Written to the shared
+     * model with the 'silent-change' origin: the saved notebook gets it, the live output is not re-rendered.
+     */
+    writeFallback(bundle) {
+      const located = widgetOutput(notebook, cellId, el);
+      if (!located || !isObject(bundle)) {
+        return false;
+      }
+      const { cell, index, output } = located;
+      const data = { ...output.data };
+      let changed = false;
+      for (const mime of FALLBACK_MIMES) {
+        const stored = Array.isArray(data[mime]) ? data[mime].join('') : data[mime];
+        if (typeof bundle[mime] === 'string' && bundle[mime] !== stored) {
+          data[mime] = bundle[mime];
+          changed = true;
+        }
+      }
+      if (!changed) {
+        return true; // the output already says this: the notebook stays clean
+      }
+      cell.updateOutputs(index, index + 1, [{ ...output, data }], 'silent-change');
+      if (!notebook.dirty) {
+        notebook.dirty = true;
+      }
+      return true;
+    },
     insertCellBelow(code) {
       if (cellId === null || typeof code !== 'string') {
         return false;
@@ -163,6 +194,26 @@ function readSection(notebook) {
     throw new Error(`notebook metadata "${METADATA_KEY}.conversations" is not an object; left untouched`);
   }
   return { ...raw, conversations: { ...conversations } };
+}
+
+const FALLBACK_MIMES = ['text/plain', 'text/html'];
+const WIDGET_MIME = 'application/vnd.jupyter.widget-view+json';
+
+/** The output (in the shared model) that shows the widget drawn in `el`: its cell, index and JSON. */
+function widgetOutput(notebook, cellId, el) {
+  const child = el.closest('.jp-OutputArea-child');
+  const area = child && child.parentElement;
+  const cell = cellId && notebook.sharedModel && Array.isArray(notebook.sharedModel.cells)
+    ? notebook.sharedModel.cells.find((c) => c.getId && c.getId() === cellId) : null;
+  if (!child || !area || !cell || typeof cell.getOutputs !== 'function' || typeof cell.updateOutputs !== 'function') {
+    return null;
+  }
+  const index = Array.from(area.children).filter((c) => c.classList.contains('jp-OutputArea-child')).indexOf(child);
+  const output = cell.getOutputs()[index];
+  if (!output || !isObject(output.data) || !isObject(output.data[WIDGET_MIME])) {
+    return null;
+  }
+  return { cell, index, output };
 }
 
 /** Cells of a NotebookPanel (extension path): exact, from the Notebook widget. */
