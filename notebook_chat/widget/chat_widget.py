@@ -182,8 +182,14 @@ class ChatWidget(anywidget.AnyWidget):
 
 def _streaming_only(ops: Any) -> bool:
     """A write that only grows streamed text (and moves the time stamp): the transcript waits for the turn's end."""
-    return isinstance(ops, list) and all(
-        isinstance(op, Mapping) and (op.get("op") == "append" or op.get("path") == ["updated_at"]) for op in ops)
+    return isinstance(ops, list) and all(isinstance(op, Mapping) and (op.get("op") == "append" or _is_stamp(op))
+                                         for op in ops)
+
+
+def _is_stamp(op: Mapping[str, Any]) -> bool:
+    """A `set` of a record's ``updated_at``, wherever the record sits in the entry (one record, or one of many)."""
+    path = op.get("path")
+    return op.get("op") == "set" and isinstance(path, list) and bool(path) and path[-1] == "updated_at"
 
 
 def _describe(exc: BaseException) -> str:

@@ -116,6 +116,17 @@ async def test_a_streaming_write_carries_no_transcript(recording_comms: list[Rec
     assert persists(chat)[-1] == {"kind": "persist", **write}
 
 
+async def test_a_streaming_write_into_one_of_many_conversations_carries_no_transcript(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider(), key="k")
+    await displayed_in_a_notebook(chat)
+    write = {"key": "k", "revision": "r-2", "base": "r-1",
+             "ops": [{"op": "append", "path": ["items", "c1", "messages", 1, "content"], "at": 3, "text": "more"},
+                     {"op": "set", "path": ["items", "c1", "updated_at"], "value": "2026-01-01T00:00:00Z"}]}
+    chat.widget.persist(write)
+    assert persists(chat)[-1] == {"kind": "persist", **write}
+
+
 async def test_displaying_an_unchanged_chat_sends_no_transcript(recording_comms: list[RecordingComm]) -> None:
     first = Chat(ScriptedProvider().text("Stored reply."), key="cell-1")
     await displayed_in_a_notebook(first)
