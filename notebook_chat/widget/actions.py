@@ -58,6 +58,8 @@ class ActionTarget(Protocol):
 
     async def on_complete_mentions(self, payload: dict[str, Any]) -> None: ...
 
+    async def on_view_resync(self, payload: dict[str, Any]) -> None: ...
+
 
 Handler = Callable[[ActionTarget, dict[str, Any]], Awaitable[Any]]
 
@@ -124,6 +126,7 @@ ACTIONS: dict[str, ActionKind] = {
         "revision": Field((str,), required=False, nullable=True, max_len=MAX_ID),
         "stale": Field((bool,), required=False, nullable=True),
     }, lambda target, p: target.on_persisted(p)),
+    "view_resync": ActionKind({}, lambda target, p: target.on_view_resync(p)),
 }
 
 

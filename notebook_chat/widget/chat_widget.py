@@ -162,7 +162,11 @@ class ChatWidget(anywidget.AnyWidget):
         try:
             await self._controller.restore(record, info)
         finally:
-            self._stream.send_snapshot()
+            self._stream.send_snapshot(whole=True)  # this view has no copy yet
+
+    async def on_view_resync(self, payload: dict[str, Any]) -> None:
+        """A view could not apply a ``view_patch`` (its copy is not the one the patch needs): send the whole view."""
+        self._stream.send_snapshot(whole=True)
 
     async def on_complete_mentions(self, payload: dict[str, Any]) -> None:
         """The composer typed ``@prefix``: answer with the matching variables (none without mentions)."""

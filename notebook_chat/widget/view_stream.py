@@ -4,8 +4,12 @@ A "message" event only marks that message dirty (O(1) per chunk). One timer on t
 `interval` seconds, or the first event after it is due when the producer does not yield to the loop: each dirty
 message is diffed against the text the browser already has, field by field, and the growth goes out as one batched
 append-only "delta". Anything that is not an append (a field shrank or was rewritten, a message or tool call the
-browser has never seen) and every "state" event becomes one full "snapshot" instead. A pending snapshot is always
+browser has never seen) and every "state" event becomes a snapshot instead. A pending snapshot is always
 sent before later deltas, so the browser sees changes in order.
+
+A snapshot costs what changed (``view_copy``): the browsers hold the view last sent (with the deltas since), so a
+snapshot goes as a ``view_patch`` of that copy — the messages and fields that changed — and whole only when a
+browser has no copy (``ready``) or lost it (``view_resync``).
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ..persistence.patches import copy_json, diff
 from .controller import ChatController, event_kind, event_message_id
 from .loops import current_loop
+from .view_copy import apply_delta, index_messages
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +65,11 @@ class ViewStream:
         self._timer: asyncio.TimerHandle | None = None
         self._due = 0.0
         self._closed = False
+        self._copy: dict[str, Any] | None = None
+        """The view every browser holds (the last one sent, with the deltas since); None: send it whole."""
+        self._copy_ids: dict[str, dict[str, Any]] = {}
+        self.revision = 0
+        """The revision of that copy (a counter; a view_patch names the one it applies to)."""
 
     def on_event(self, event: Any) -> None:
         """The controller's subscriber: called on the loop's thread for every change."""
@@ -92,10 +103,14 @@ class ViewStream:
         if ops is None:
             self.send_snapshot()
         elif ops:
-            self._post({"kind": "delta", "ops": ops})
+            if self._post({"kind": "delta", "ops": ops}):
+                apply_delta(self._copy_ids, ops)
+            else:
+                self._copy = None  # the browsers missed text: the next snapshot goes whole
 
-    def send_snapshot(self) -> None:
-        """Send the full view now (also the answer to "ready"); forgets pending deltas, which it includes."""
+    def send_snapshot(self, *, whole: bool = False) -> None:
+        """Send the view now: what changed since the browsers' copy, or the whole view when they have none or
+        ``whole`` (the answer to "ready" and "view_resync"). Forgets pending deltas, which it includes."""
         self._snapshot_due = False
         self._dirty.clear()
         view = self._controller.view_state()
@@ -104,7 +119,19 @@ class ViewStream:
             for message in view.get("messages", ())
             if isinstance(message, dict) and isinstance(message.get("id"), str)
         }
-        self._post({"kind": "snapshot", "view": view})
+        base = None if whole else self._copy
+        self.revision += 1
+        if base is None:
+            sent = self._post({"kind": "snapshot", "view": view, "revision": self.revision})
+        else:
+            ops = diff(base, view)
+            if not ops:
+                self.revision -= 1
+                return  # the browsers already show this view
+            sent = self._post({"kind": "view_patch", "base": self.revision - 1, "revision": self.revision,
+                               "ops": ops})
+        self._copy = copy_json(view) if sent else None  # not sent: the next snapshot goes whole
+        self._copy_ids = index_messages(self._copy) if self._copy is not None else {}
 
     def close(self) -> None:
         self._closed = True
@@ -133,8 +160,10 @@ class ViewStream:
                 sent[name] = text
         return ops
 
-    def _post(self, message: dict[str, Any]) -> None:
+    def _post(self, message: dict[str, Any]) -> bool:
         try:
             self._send(message)
         except Exception:
             log.exception("notebook_chat: could not send a %s to the browser", message.get("kind"))
+            return False
+        return True

@@ -20,6 +20,7 @@ VALID: dict[str, dict[str, Any]] = {
     "remove_message": {"kind": "remove_message", "message_id": "msg_1"},
     "edit_and_resend": {"kind": "edit_and_resend", "message_id": "msg_1", "text": "shorter"},
     "complete_mentions": {"kind": "complete_mentions", "prefix": "df"},
+    "view_resync": {"kind": "view_resync"},
 }
 
 

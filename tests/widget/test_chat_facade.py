@@ -12,7 +12,7 @@ from notebook_chat.persistence import FileStore
 from notebook_chat.providers import DemoModel, OpenAIChat
 from notebook_chat.testing import ScriptedProvider
 
-from .widget_doubles import RecordingComm, notebook_entry
+from .widget_doubles import RecordingComm, drawn, notebook_entry
 
 
 def sent(chat: Chat) -> list[dict[str, Any]]:
@@ -211,7 +211,7 @@ async def test_a_ready_from_the_browser_is_answered_with_a_snapshot_of_the_conve
     assert [m["content"] for m in snapshot["view"]["messages"]] == ["hi", "hello"]
 
 
-async def test_a_send_action_from_the_browser_streams_deltas_and_ends_with_a_snapshot(
+async def test_a_send_action_from_the_browser_streams_deltas_and_ends_with_a_view_patch(
         recording_comms: list[RecordingComm]) -> None:
     text = "word " * 300
     chat = Chat(ScriptedProvider().text(text, chunks=300, delay=0.0005), key="k")
@@ -224,8 +224,8 @@ async def test_a_send_action_from_the_browser_streams_deltas_and_ends_with_a_sna
     messages = sent(chat)
     deltas = [m for m in messages if m["kind"] == "delta"]
     assert len(messages) < 200
-    final = next(m for m in reversed(messages) if m["kind"] == "snapshot")
-    assert final["view"]["messages"][-1]["content"] == text
+    assert [m["kind"] for m in messages if m["kind"] in ("snapshot", "view_patch")][-1] == "view_patch"
+    assert drawn(messages)["messages"][-1]["content"] == text
     assert any(r["kind"] == "action_result" and r["request_id"] == "r1" and r["ok"] for r in messages)
     assert deltas
 

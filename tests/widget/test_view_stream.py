@@ -6,7 +6,7 @@ import pytest
 
 from notebook_chat.widget.view_stream import ViewStream
 
-from .widget_doubles import InMemoryController
+from .widget_doubles import InMemoryController, drawn
 
 
 def assistant(message_id: str = "m1", **fields: Any) -> dict[str, Any]:
@@ -100,57 +100,57 @@ async def test_a_state_event_between_deltas_is_sent_in_order() -> None:
     stream.flush()
     controller.append("m1", " three")
     stream.flush()
-    assert [m["kind"] for m in sent] == ["snapshot", "delta", "snapshot", "delta"]
-    assert sent[2]["view"]["status"]["request_state"] == "paused"
-    assert sent[2]["view"]["messages"][0]["content"] == "one two"
+    assert [m["kind"] for m in sent] == ["snapshot", "delta", "view_patch", "delta"]
+    assert drawn(sent[:3])["status"]["request_state"] == "paused"
+    assert drawn(sent[:3])["messages"][0]["content"] == "one two"
     assert sent[3]["ops"] == [{"id": "m1", "field": "content", "append": " three"}]
 
 
-async def test_a_state_event_is_flushed_by_the_timer_as_one_snapshot() -> None:
+async def test_a_state_event_is_flushed_by_the_timer_as_one_view_patch() -> None:
     controller = InMemoryController([assistant()])
     sent: list[dict[str, Any]] = []
     started(controller, sent, interval=0.01)
     controller.set_request_state("processing")
     controller.set_request_state("completed")
     await asyncio.sleep(0.05)
-    assert [m["kind"] for m in sent] == ["snapshot", "snapshot"]
-    assert sent[1]["view"]["status"]["request_state"] == "completed"
+    assert [m["kind"] for m in sent] == ["snapshot", "view_patch"]
+    assert drawn(sent)["status"]["request_state"] == "completed"
 
 
-async def test_a_field_that_is_rewritten_goes_out_as_a_snapshot() -> None:
+async def test_a_field_that_is_rewritten_goes_out_as_a_view_patch() -> None:
     controller = InMemoryController([assistant(content="Hello")])
     sent: list[dict[str, Any]] = []
     stream = started(controller, sent)
     controller.messages[0]["content"] = "Help!"
     controller.emit("message", "m1")
     stream.flush()
-    assert [m["kind"] for m in sent] == ["snapshot", "snapshot"]
-    assert sent[1]["view"]["messages"][0]["content"] == "Help!"
+    assert [m["kind"] for m in sent] == ["snapshot", "view_patch"]
+    assert drawn(sent)["messages"][0]["content"] == "Help!"
 
 
-async def test_a_field_that_shrank_goes_out_as_a_snapshot() -> None:
+async def test_a_field_that_shrank_goes_out_as_a_view_patch() -> None:
     controller = InMemoryController([assistant(content="Hello")])
     sent: list[dict[str, Any]] = []
     stream = started(controller, sent)
     controller.messages[0]["content"] = "Hell"
     controller.emit("message", "m1")
     stream.flush()
-    assert sent[-1]["kind"] == "snapshot"
-    assert sent[-1]["view"]["messages"][0]["content"] == "Hell"
+    assert sent[-1]["kind"] == "view_patch"
+    assert drawn(sent)["messages"][0]["content"] == "Hell"
 
 
-async def test_a_message_the_browser_has_not_seen_goes_out_as_a_snapshot() -> None:
+async def test_a_message_the_browser_has_not_seen_goes_out_as_a_view_patch() -> None:
     controller = InMemoryController([])
     sent: list[dict[str, Any]] = []
     stream = started(controller, sent)
     controller.messages.append(assistant("m2", content="new"))
     controller.emit("message", "m2")
     stream.flush()
-    assert [m["kind"] for m in sent] == ["snapshot", "snapshot"]
-    assert [m["id"] for m in sent[1]["view"]["messages"]] == ["m2"]
+    assert [m["kind"] for m in sent] == ["snapshot", "view_patch"]
+    assert [m["id"] for m in drawn(sent)["messages"]] == ["m2"]
 
 
-async def test_a_new_tool_call_goes_out_as_a_snapshot() -> None:
+async def test_a_new_tool_call_goes_out_as_a_view_patch() -> None:
     controller = InMemoryController([assistant(content="x")])
     sent: list[dict[str, Any]] = []
     stream = started(controller, sent)
@@ -158,8 +158,8 @@ async def test_a_new_tool_call_goes_out_as_a_snapshot() -> None:
     controller.messages[0]["tool_calls"] = [call]
     controller.emit("message", "m1")
     stream.flush()
-    assert sent[-1]["kind"] == "snapshot"
-    assert sent[-1]["view"]["messages"][0]["tool_calls"][0]["id"] == "call_9"
+    assert sent[-1]["kind"] == "view_patch"
+    assert drawn(sent)["messages"][0]["tool_calls"][0]["id"] == "call_9"
 
 
 async def test_after_a_snapshot_deltas_continue_from_the_snapshots_text() -> None:

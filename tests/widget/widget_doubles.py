@@ -14,6 +14,19 @@ import pytest
 from comm.base_comm import BaseComm
 
 from notebook_chat.persistence.patches import apply_write
+from notebook_chat.widget.view_copy import BrowserViewCopy
+
+
+def drawn(sent: list[dict[str, Any]]) -> dict[str, Any]:
+    """The view a browser that received the kernel messages `sent` draws last (snapshots, view patches, deltas)."""
+    copy, view = BrowserViewCopy(), None
+    for message in sent:
+        taken = copy.take(message)
+        assert taken != "resync", f"the browser's copy could not take {message!r:.200}"
+        if isinstance(taken, dict):
+            view = taken
+    assert view is not None, "no view was drawn"
+    return view
 
 
 class InMemoryController:

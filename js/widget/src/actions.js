@@ -15,6 +15,7 @@ export const ACTIONS = {
   edit_and_resend: ["message_id", "text"],
   complete_mentions: ["prefix"],
   persisted: ["key", "ok", "error", "revision", "stale"],
+  view_resync: [],
 };
 
 export class ActionSender {

@@ -14,6 +14,7 @@ import { ScrollFollower } from "./scroll_follow.js";
 import { SkillChips } from "./skill_chips.js";
 import { SlashCommands, shortcutList } from "./slash_commands.js";
 import { UsageTotal } from "./usage.js";
+import { RESYNC, ViewCopy } from "./view_copy.js";
 
 const STATUS_KEYS = {
   requesting: "status.requesting",
@@ -37,6 +38,8 @@ export class ChatView {
   constructor(el, post) {
     this.el = el;
     this.actions = new ActionSender(post);
+    /** the view last drawn: the kernel's view_patch and delta messages change it */
+    this.copy = new ViewCopy();
     /** @type {((code: string) => void) | null} */
     this.insertCell = null;
     /** @type {View|null} */
@@ -109,8 +112,14 @@ export class ChatView {
   /** Kernel→browser custom message. @param {any} msg */
   handle(msg) {
     if (!msg || typeof msg !== "object" || this.dead) return;
-    if (msg.kind === "snapshot") this.applySnapshot(msg.view);
-    else if (msg.kind === "delta") this.list.applyDelta(msg.ops ?? []);
+    if (msg.kind === "snapshot" || msg.kind === "view_patch") {
+      const view = this.copy.take(msg);
+      if (view === RESYNC) this.actions.send({ kind: "view_resync" });
+      else if (view !== null) this.applySnapshot(view);
+    } else if (msg.kind === "delta") {
+      this.copy.take(msg);
+      this.list.applyDelta(msg.ops ?? []);
+    }
     else if (msg.kind === "action_result") this.actions.result(msg, (error) => this.showError(error));
     else if (msg.kind === "mention_options") this.mentions.show(msg);
   }

@@ -27,6 +27,17 @@ export function applyWrite(entry, write) {
   return doc;
 }
 
+/**
+ * `doc` changed by `ops` in place (the new root is returned); PatchMismatch when an op does not fit (the document may
+ * then be partly changed: the caller drops it).
+ * @param {any} doc @param {any[]} ops
+ */
+export function applyOps(doc, ops) {
+  if (!Array.isArray(ops)) throw new PatchMismatch("a patch needs a list of ops");
+  for (const op of ops) doc = applyOp(doc, op);
+  return doc;
+}
+
 /** @param {any} doc @param {any} op @returns {any} the new root */
 function applyOp(doc, op) {
   const path = op?.path;

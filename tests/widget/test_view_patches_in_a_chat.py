@@ -1,0 +1,72 @@
+"""A real Chat's turn boundaries send what changed: the view messages of a turn in a 1,000-message conversation are
+as small as in a 10-message one, the browser's copy built from them is the chat's view, and a browser that lost its
+copy gets the whole view when it asks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+from .test_incremental_persist import browser_sends, sent
+from .widget_doubles import RecordingComm, drawn
+
+VIEW_KINDS = ("snapshot", "view_patch")
+TEXT = "The quarterly figures look steady; revenue grew in every region except the north. " * 4
+
+
+def record(count: int) -> dict[str, Any]:
+    """A stored conversation of `count` messages: users and replies, ~300 characters each."""
+    messages = [{"id": f"m{i}", "role": "user" if i % 2 == 0 else "assistant", "content": TEXT}
+                for i in range(count)]
+    turns = [{"id": f"t{i}", "started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:01Z",
+              "end_reason": "completed", "detail": None} for i in range(count // 2)]
+    for i, message in enumerate(messages):
+        if message["role"] == "assistant":
+            message["state"] = {"turn_id": f"t{i // 2}"}
+    return {"version": 1, "messages": messages, "turns": turns, "paused_turn": None,
+            "updated_at": "2026-01-01T00:00:02Z"}
+
+
+async def turn_in_a_chat_of(count: int) -> tuple[Chat, list[dict[str, Any]]]:
+    """A chat restored from a notebook holding `count` messages, then one turn with a 2,000-character reply; the
+    kernel→browser messages of the turn."""
+    chat = Chat(ScriptedProvider().text("word " * 400, chunks=40), key="cell-1")
+    await browser_sends(chat, {"kind": "ready", "notebook": True, "cell_id": "cell-1", "record": record(count)})
+    before = len(sent(chat))
+    await chat.send("one more question")
+    chat.widget.flush()
+    return chat, sent(chat)[before:]
+
+
+def view_bytes(messages: list[dict[str, Any]]) -> int:
+    return sum(len(json.dumps(m)) for m in messages if m["kind"] in (*VIEW_KINDS, "delta"))
+
+
+async def test_a_turn_sends_as_many_view_bytes_in_a_long_conversation_as_in_a_short_one(
+        recording_comms: list[RecordingComm]) -> None:
+    _, short = await turn_in_a_chat_of(10)
+    _, long = await turn_in_a_chat_of(1_000)
+
+    assert {m["kind"] for m in long if m["kind"] in VIEW_KINDS} == {"view_patch"}
+    assert view_bytes(long) <= 1.5 * view_bytes(short)  # a whole view of 1,000 messages is ~100x that
+
+
+async def test_the_browsers_copy_after_a_turn_is_the_chats_view(recording_comms: list[RecordingComm]) -> None:
+    chat, _ = await turn_in_a_chat_of(50)
+
+    assert drawn(sent(chat)) == json.loads(json.dumps(chat.view_state()))
+
+
+async def test_a_view_resync_is_answered_with_the_whole_view(recording_comms: list[RecordingComm]) -> None:
+    chat, _ = await turn_in_a_chat_of(10)
+    before = len(sent(chat))
+
+    await browser_sends(chat, {"kind": "view_resync", "request_id": "r1"})
+
+    answer = [m for m in sent(chat)[before:] if m["kind"] in VIEW_KINDS]
+    assert [m["kind"] for m in answer] == ["snapshot"]
+    assert answer[0]["view"] == json.loads(json.dumps(chat.view_state()))
+    assert answer[0]["revision"] == chat.widget._stream.revision
