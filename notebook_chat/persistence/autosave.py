@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..engine import EngineEvent, Message, MessageEngine
 from ..engine.conversation import utc_now
 from ..engine.request import is_empty_reply
+from .blobs import has_blobs, pack
 from .errors import PersistenceError
 from .stores import ConversationStore
 
@@ -67,7 +68,7 @@ class ConversationAutosave:
         self._grown, self._changed = {}, False
         try:
             if changed or not grown or not self._save_grown(list(grown)):
-                self.store.save(self.key, self.engine.export_record())
+                self.store.save(self.key, pack(self.engine.export_record()))
         except (PersistenceError, ValueError, TypeError, OSError) as error:
             self._changed = True
             self.last_error = error
@@ -90,6 +91,8 @@ class ConversationAutosave:
                     break
         if len(found) != len(ids):
             return False
+        if any(has_blobs(message) for message in found):
+            return False  # display data is stored once by hash, in the record: save it whole
         saved = [message for message in found if not is_empty_reply(message)]  # a reply that only reasons so far
         return not saved or store.save_messages(self.key, saved, utc_now())
 

@@ -8,6 +8,7 @@ from typing import Any
 from notebook_chat.engine.conversation import ConversationRecord
 from notebook_chat.engine.errors import RecordError
 
+from .blobs import unpack
 from .errors import SecretError, SerializationError, StoreError
 from .record import check_record_sized
 from .stores import ConversationStore
@@ -34,7 +35,7 @@ def read_record(data: Any) -> LoadedConversation:
     if data is None:
         return LoadedConversation(None)
     try:
-        return LoadedConversation(*_sized(check_record_sized(data)))
+        checked, size = check_record_sized(data)
     except RecordError as error:
         if not error.reason.startswith(PAUSED) or not isinstance(data, dict):
             return _refused(error)
@@ -43,15 +44,16 @@ def read_record(data: Any) -> LoadedConversation:
         return _refused(f"the record is not strict JSON: {error}")
     except SecretError as error:
         return _refused(f"the record carries a secret and is refused: {error}")
+    else:
+        record, notice = unpack(checked)  # display data stored once by hash: resolved, a bad reference dropped
+        return LoadedConversation(record, notice=notice, size=size)  # type: ignore[arg-type]
     retried = read_record({**data, "paused_turn": None})
     if retried.record is None:
         return retried
     notice = f"the stored paused turn was dropped: the paused turn can't be restored: {paused_error}"
+    if retried.notice:
+        notice = f"{notice} {retried.notice}"
     return LoadedConversation(retried.record, notice=notice, size=retried.size)
-
-
-def _sized(checked: tuple[ConversationRecord, int]) -> tuple[ConversationRecord, None, None, int]:
-    return checked[0], None, None, checked[1]
 
 
 def _refused(reason: object) -> LoadedConversation:
