@@ -65,8 +65,9 @@ async def test_streaming_saves_are_throttled_and_keep_the_partial_reply() -> Non
             super().__init__()
             self.partials: list[str] = []
 
-        def save(self, key: str, record: dict[str, Any]) -> None:
-            super().save(key, record)
+        def save(self, key: str, record: dict[str, Any], conversation_id: str | None = None, *,
+                 active: bool = False) -> None:
+            super().save(key, record, conversation_id, active=active)
             last = record["messages"][-1]
             if last["role"] == "assistant":
                 self.partials.append(last.get("content") or "")

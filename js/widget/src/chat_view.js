@@ -2,6 +2,7 @@
 // Keys stay inside (keys.js); the list follows new content (scroll_follow.js); the composer keeps focus and its
 // draft (drafts.js) and is never disabled by a turn: while one runs, the Send button says why it waits.
 import { ACTIONS, ActionSender } from "./actions.js";
+import { ConversationHeader } from "./conversation_header.js";
 import { readDraft, writeDraft } from "./drafts.js";
 import { t } from "./i18n.js";
 import { EmptyState } from "./empty_state.js";
@@ -29,7 +30,8 @@ const END_REASONS = new Set(["max-tokens", "aborted", "error", "interrupted"]);
  * @typedef {{messages: import("./message_list.js").MessageView[], status: Status,
  *   continue_offer: {message_id: string|null, reason?: string}|null, notice?: string|null,
  *   commands?: {name: string, description?: string}[],
- *   tools?: Record<string, import("./tool_card.js").ToolInfo>, prompts?: string[]}} View
+ *   tools?: Record<string, import("./tool_card.js").ToolInfo>, prompts?: string[],
+ *   conversations?: import("./conversation_header.js").ConversationsView}} View
  */
 
 export class ChatView {
@@ -47,6 +49,8 @@ export class ChatView {
     this.tools = {};
     /** @type {(() => void) | null} */
     this.saveNotebook = null;
+    /** @type {((cells: {cell_type: string, source: string}[]) => boolean) | null} */
+    this.insertCells = null;
     const send = this.actions.send.bind(this.actions);
 
     el.classList.add("nbc-root");
@@ -61,7 +65,8 @@ export class ChatView {
     this.deadNotice = div("nbc-dead");
     this.deadNotice.setAttribute("role", "alert");
     this.deadNotice.hidden = true;
-    this.header.append(this.title, this.storage);
+    this.conversations = new ConversationHeader(send, (error) => this.showError(error), () => this.insertCells);
+    this.header.append(this.title, this.storage, this.conversations.el);
 
     this.skills = new SkillChips(send, (error) => this.showError(error));
     this.list = new MessageList({
@@ -113,6 +118,7 @@ export class ChatView {
     else if (msg.kind === "delta") this.list.applyDelta(msg.ops ?? []);
     else if (msg.kind === "action_result") this.actions.result(msg, (error) => this.showError(error));
     else if (msg.kind === "mention_options") this.mentions.show(msg);
+    else if (msg.kind === "export") this.conversations.handleExport(msg);
   }
 
   /** @param {View} view */
@@ -130,6 +136,7 @@ export class ChatView {
       empty: !(view.messages ?? []).some((m) => !m.hidden && (m.role === "user" || m.role === "assistant")),
     });
     this.skills.render(view.skills);
+    this.conversations.render(view.conversations);
     this.renderStatus(view.status ?? { request_state: "idle" });
     this.placeContinue(view);
     this.markLastMessages(view);
@@ -191,6 +198,7 @@ export class ChatView {
 
   /**
    * @param {{available: boolean, path?: string|null, insertCellBelow?: (code: string) => void,
+   *   insertCellsBelow?: (cells: {cell_type: string, source: string}[]) => boolean,
    *   save?: () => Promise<void>}} bridge
    */
   setBridge(bridge) {
@@ -202,6 +210,8 @@ export class ChatView {
     this.storage.hidden = bridge.available;
     this.storage.textContent = bridge.available ? "" : t("storage.none");
     this.storage.title = bridge.available ? "" : t("storage.none_title");
+    const cells = bridge.available && typeof bridge.insertCellsBelow === "function" ? bridge.insertCellsBelow : null;
+    this.insertCells = cells ? (/** @type {any[]} */ list) => cells.call(bridge, list) : null;
     const insert = bridge.available && typeof bridge.insertCellBelow === "function" ? bridge.insertCellBelow : null;
     if (insert !== this.insertCell) {
       this.insertCell = insert ? (code) => insert.call(bridge, code) : null;

@@ -9,7 +9,10 @@
 import { applyWrite } from './patches.js';
 
 export const METADATA_KEY = 'notebook_chat';
-export const METADATA_VERSION = 1;
+export const METADATA_VERSION = 2;
+/** Versions this front end reads (1: one record per chat key; 2: {active, items} per chat key). A version-1 record
+ * stays as it is until the kernel's first write, which sends the chat's whole version-2 entry. */
+export const READABLE_VERSIONS = [1, 2];
 const ATTACH_TIMEOUT_MS = 5000;
 
 /**
@@ -23,6 +26,7 @@ const ATTACH_TIMEOUT_MS = 5000;
  *   write: (key: string, record: JsonObject | null) => Promise<void>,
  *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}) => Promise<string | null>,
  *   insertCellBelow: (code: string) => boolean,
+ *   insertCellsBelow: (cells: {cell_type: string, source: string}[]) => boolean,
  *   save: () => Promise<void>,
  * }} NotebookHandle
  */
@@ -62,6 +66,7 @@ export function unavailable() {
       throw new Error('no notebook document is reachable from this front end');
     },
     insertCellBelow: () => false,
+    insertCellsBelow: () => false,
     save: async () => {},
   };
 }
@@ -128,6 +133,21 @@ function makeHandle(via, context, listCells, el) {
     async save() {
       await context.save();
     },
+    /** Cells in order right below the widget's cell (an export: markdown and code cells). */
+    insertCellsBelow(cells) {
+      if (cellId === null || !Array.isArray(cells)) {
+        return false;
+      }
+      const index = listCells().findIndex((cell) => cell.id === cellId);
+      if (index < 0) {
+        return false;
+      }
+      const made = cells
+        .filter((cell) => isObject(cell) && typeof cell.source === 'string')
+        .map((cell) => ({ cell_type: cell.cell_type === 'code' ? 'code' : 'markdown', source: cell.source, metadata: {} }));
+      notebook.sharedModel.insertCells(index + 1, made);
+      return true;
+    },
     insertCellBelow(code) {
       if (cellId === null || typeof code !== 'string') {
         return false;
@@ -154,9 +174,9 @@ function readSection(notebook) {
   if (!isObject(raw)) {
     throw new Error(`notebook metadata "${METADATA_KEY}" is not an object; left untouched`);
   }
-  if (raw.version !== undefined && raw.version !== METADATA_VERSION) {
+  if (raw.version !== undefined && !READABLE_VERSIONS.includes(raw.version)) {
     throw new Error(`notebook metadata "${METADATA_KEY}" has version ${JSON.stringify(raw.version)}; ` +
-      `this front end understands ${METADATA_VERSION}; left untouched`);
+      `this front end understands ${READABLE_VERSIONS.join(' and ')}; left untouched`);
   }
   const conversations = raw.conversations ?? {};
   if (!isObject(conversations)) {
