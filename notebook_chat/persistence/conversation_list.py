@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from ..engine import MessageEngine
 from ..engine.conversation import MAX_TITLE_CHARS
-from .chat_entry import ChatEntry, new_conversation_id
+from .chat_entry import DEFAULT_CONVERSATION_ID, ChatEntry
 
 ConversationState = Literal["idle", "running", "paused", "interrupted"]
 TITLE_CHARS = 60
@@ -87,8 +87,10 @@ def engine_summary(conversation_id: str, engine: MessageEngine) -> dict[str, Any
 
 
 class ConversationList:
-    def __init__(self, active: str | None = None) -> None:
-        self.active = active or new_conversation_id()
+    def __init__(self, active: str = DEFAULT_CONVERSATION_ID) -> None:
+        self.active = active
+        """A chat's first conversation is ``"main"`` (as a version-1 record read as an entry); later ones get fresh
+        ids."""
         self._inactive: dict[str, dict[str, Any]] = {}
         self._summaries: dict[str, dict[str, Any]] = {}
         self.changed = False
