@@ -115,6 +115,9 @@ class ConversationList:
         """The stored record of an inactive conversation (`KeyError` for an unknown id or the active one)."""
         return self._inactive[conversation_id]
 
+    def inactive_ids(self) -> list[str]:
+        return list(self._inactive)
+
     def park(self, conversation_id: str, record: dict[str, Any]) -> None:
         """Keep a conversation that is not in the engine (the one left by a switch, or one read from a store)."""
         self._inactive[conversation_id] = record

@@ -16,7 +16,9 @@ from ..persistence import (
     MemoryStore,
 )
 from ..persistence.approval_ledger import ApprovalLedger, default_ledger_path
+from ..persistence.chat_entry import parse_entry
 from ..persistence.conversation_list import ConversationList
+from ..persistence.errors import PersistenceError, StoreError
 from ..persistence.loading import load_chat, read_entry
 from ..persistence.notebook_store import NO_REVISION, REVISION, NotebookMetadataStore
 from ..plugins import (
@@ -375,12 +377,44 @@ class Chat(ConversationsMixin):
                 self.engine.load(loaded.record)
             if loaded.notice:
                 self.engine.set_notice(loaded.notice)
+        elif live and store.load_entry(self.key) is None:
+            self._join(store, record)
         elif live and (record is None or record.get(REVISION, NO_REVISION) != store.revision(self.key)):
             store.forget_front_end_copy(self.key)  # the view's copy is not the one this kernel wrote last
         self._restored = True
         if not self._record_refused:
             self.store = store
             self._start_autosave(store, write_now=live)
+
+    def _join(self, store: NotebookMetadataStore, stored: Any) -> None:
+        """The first write of a chat that was used before it was shown (conversations made or turns run): what the
+        notebook holds under the key is kept, except where this kernel's conversations replace it (live beats
+        metadata); a conversation of this kernel without any turn never replaces a stored one of the same id."""
+        entry = None
+        if isinstance(stored, dict):
+            try:
+                entry = parse_entry(stored, "the stored chat")
+            except StoreError:
+                entry = None
+        mine = self._conversations.inactive_ids()
+        if entry is not None:
+            store.adopt(self.key, stored, stored.get(REVISION))
+            for conversation_id, kept in entry["items"].items():
+                if conversation_id not in self._conversations:
+                    self._conversations.park(conversation_id, kept)
+        for conversation_id in mine:
+            held = self._conversations.record(conversation_id)
+            if entry is not None and conversation_id in entry["items"] and not held.get("turns"):
+                self._conversations.park(conversation_id, entry["items"][conversation_id])
+                continue
+            try:
+                store.save(self.key, held, conversation_id)
+            except (PersistenceError, ValueError, TypeError) as error:
+                self._save_failed(error)
+        try:
+            store.save(self.key, self.engine.export_record(), self.conversation_id, active=True)
+        except (PersistenceError, ValueError, TypeError) as error:
+            self._save_failed(error)
 
     def complete_mentions(self, prefix: str) -> list[dict[str, Any]]:
         """The composer's ``@`` autocomplete: the variables whose names start with ``prefix``, DataFrames first."""

@@ -11,6 +11,7 @@ import pytest
 
 from notebook_chat import Chat, tool
 from notebook_chat.persistence import FileStore
+from notebook_chat.persistence.patches import apply_write
 from notebook_chat.testing import ScriptedProvider
 
 from .widget_doubles import RecordingComm
@@ -25,7 +26,8 @@ def sent(chat: Chat) -> list[dict[str, Any]]:
 
 
 class BrowserMetadata:
-    """What the notebook holds after the kernel's persist messages (the bridge's rule, js/widget/src/metadata.js)."""
+    """What the notebook holds after the kernel's persist messages: each applied as the browser applies it
+    (`apply_write`, the reference of js/widget/src/patches.js), refused when it does not fit."""
 
     def __init__(self) -> None:
         self.conversations: dict[str, Any] = {}
@@ -34,22 +36,11 @@ class BrowserMetadata:
         for message in messages:
             if message["kind"] != "persist":
                 continue
-            key, cid, record, active = message["key"], message["conversation_id"], message["record"], message["active"]
-            if cid is None and record is None and active is None:
-                self.conversations.pop(key, None)
-                continue
-            entry = self.conversations.setdefault(key, {"active": active or cid, "items": {}})
-            if cid is not None:
-                if record is None:
-                    entry["items"].pop(cid, None)
-                else:
-                    entry["items"][cid] = json.loads(json.dumps(record))
-            if active is not None:
-                entry["active"] = active
-            if entry["active"] not in entry["items"] and entry["items"]:
-                entry["active"] = list(entry["items"])[-1]
-            if not entry["items"]:
-                self.conversations.pop(key)
+            entry = apply_write(self.conversations.get(message["key"]), message)
+            if entry is None:
+                self.conversations.pop(message["key"], None)
+            else:
+                self.conversations[message["key"]] = entry
 
 
 def drop_table_tool(ran: list[str]) -> Any:
@@ -270,7 +261,7 @@ async def test_an_inactive_conversation_that_cant_be_read_is_refused_on_switch_a
     with pytest.raises(ValueError, match=r"the conversation 'bad' can't be opened.*kept untouched"):
         await chat.switch("bad")
     assert chat.conversation_id == "good"
-    assert not any(m["kind"] == "persist" and m["conversation_id"] == "bad" for m in sent(chat))
+    assert not any(m["kind"] == "persist" for m in sent(chat)), "nothing is written over the stored chat"
 
 
 async def test_export_markdown_writes_each_message_and_tool_call_with_its_result(
@@ -349,3 +340,26 @@ async def test_an_export_action_is_answered_with_the_markdown_or_the_cells(
     exports = [m for m in sent(chat) if m["kind"] == "export"]
     assert exports[0]["content"] == chat.export_markdown()
     assert exports[1]["content"][-1] == {"cell_type": "code", "source": "x = 1"}
+
+
+async def test_a_chat_used_before_it_is_shown_keeps_what_the_notebook_stores_and_adds_its_own(
+        recording_comms: list[RecordingComm]) -> None:
+    first = await shown(Chat(ScriptedProvider().text("old answer"), key="k"))
+    await first.send("old question")
+    stored = json.loads(json.dumps(notebook_of(sent(first))))
+    again = Chat(ScriptedProvider().text("new answer"), key="k")
+    fresh = again.new_conversation(title="Fresh")
+    await again.send("new question")
+    await shown(again, stored)
+    held = notebook_of([{"kind": "persist", "key": "k", "revision": stored["revision"], "base": None,
+                         "ops": [{"op": "set", "path": [], "value": stored}]}, *sent(again)])
+    assert held["active"] == fresh
+    assert [m["content"] for m in held["items"]["main"]["messages"]] == ["old question", "old answer"]
+    assert [m["content"] for m in held["items"][fresh]["messages"]] == ["new question", "new answer"]
+    assert {c["id"] for c in again.conversations} == {"main", fresh}
+
+
+def notebook_of(messages: list[dict[str, Any]]) -> Any:
+    metadata = BrowserMetadata()
+    metadata.apply(messages)
+    return metadata.conversations["k"]
