@@ -125,7 +125,7 @@ def test_an_approved_call_that_ran_is_not_offered_again_after_the_tab_closed_uns
     lab.page.reload()
     lab.wait_for_cell_count(1)
     lab.wait_idle()
-    assert lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["durable"]["paused_turn"]
+    assert active_record(lab.read_notebook_from_disk()["metadata"]["notebook_chat"], "durable")["paused_turn"]
     lab.run_cell(0)
     chat.wait_ready()
     chat.root.locator(".nbc-notice", has_text="already decided in an earlier kernel").wait_for()
