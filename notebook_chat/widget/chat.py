@@ -108,7 +108,12 @@ class Chat(ConversationsMixin):
         approve_skill_reads: bool = False,
         locale: str | None = None,
         prompts: Iterable[str] = (),
+        fresh: bool = False,
     ) -> None:
+        self.fresh = fresh
+        """Start over on every run of the cell: what the store or the notebook keeps under ``key`` is not restored
+        and the first write replaces it (examples and demos that should give the same transcript on every Run All;
+        the list does not grow). A stored chat whose active conversation can't be read is still never written over."""
         self.provider = provider if provider is not None else default_provider(model)
         self.locale = locale
         """The language of the widget and its notices ("en", "zh-CN"); None: the page's (JupyterLab's) language,
@@ -133,6 +138,9 @@ class Chat(ConversationsMixin):
         self.restore_timeout = restore_timeout
         self._displayed = False
         self._front_end_answered = asyncio.Event()
+        if store is not None and fresh:
+            with contextlib.suppress(StoreError):  # a store that can't be read is refused below, untouched
+                store.delete(self.key)  # start over: the first save writes this run's conversation alone
         loaded = load_chat(store, self.key) if store is not None else None
         if loaded is not None and loaded.refused:
             self._record_refused = True
@@ -370,13 +378,14 @@ class Chat(ConversationsMixin):
                 self._record_refused = True
                 self.engine.set_notice(notice_text("notice.refused_in_notebook", self.locale, reason=loaded.refused))
                 return
-            self._conversations = loaded.conversations
-            if loaded.record is not None:
-                # the notebook holds it: nothing is written back
-                store.adopt(self.key, record, record.get(REVISION), loaded.size)
-                self.engine.load(loaded.record)
-            if loaded.notice:
-                self.engine.set_notice(loaded.notice)
+            if not self.fresh:  # fresh: not restored, the first write replaces the whole entry (no image of it)
+                self._conversations = loaded.conversations
+                if loaded.record is not None:
+                    # the notebook holds it: nothing is written back
+                    store.adopt(self.key, record, record.get(REVISION), loaded.size)
+                    self.engine.load(loaded.record)
+                if loaded.notice:
+                    self.engine.set_notice(loaded.notice)
         elif live and store.load_entry(self.key) is None:
             self._join(store, record)
         elif live and (record is None or record.get(REVISION, NO_REVISION) != store.revision(self.key)):
@@ -391,7 +400,7 @@ class Chat(ConversationsMixin):
         notebook holds under the key is kept, except where this kernel's conversations replace it (live beats
         metadata); a conversation of this kernel without any turn never replaces a stored one of the same id."""
         entry = None
-        if isinstance(stored, dict):
+        if isinstance(stored, dict) and not self.fresh:
             try:
                 entry = parse_entry(stored, "the stored chat")
             except StoreError:

@@ -59,15 +59,16 @@ const BUILTIN = [
   {
     name: "new", description: "slash.new", action: "new_conversation",
     run(host) {
-      if (refusedWhileRunning(host, "/new")) return;
+      // a conversation waiting for an approval stays paused in the list: only a reply being written refuses
+      if (host.running()) return host.note(t("slash.busy", { name: "/new" }));
       host.send(action("new_conversation"), reporter(host, t("slash.new_done")));
     },
   },
   {
-    name: "clear", description: "slash.clear", action: "clear",
+    name: "clear", description: "slash.clear", action: "clear_conversation",
     run(host) {
       if (refusedWhileRunning(host, "/clear")) return;
-      host.send(action("clear"), reporter(host, t("slash.clear_done")));
+      host.send(action("clear_conversation"), reporter(host, t("slash.clear_done")));
     },
   },
   {
