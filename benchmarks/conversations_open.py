@@ -6,7 +6,8 @@ with tool calls, tool results, ~300 characters each) under one chat key and prin
 - the size of that metadata (what the .ipynb holds) and of the snapshot the kernel sends when the chat opens (only
   the active conversation's messages plus a list entry per conversation: the others are not sent until opened);
 - kernel time to restore it (the browser's "ready" → the engine holds the active conversation) and to switch;
-- the cost of one save with many conversations against one (a save writes only the conversation that changed);
+- what the kernel writes to the notebook's metadata (versioned patches): nothing on opening, a small patch on a
+  switch or a new conversation, the appended text for a streamed chunk (never the other conversations);
 - with --browser: in a real JupyterLab + Chromium, the time from running the chat's cell to the active
   conversation drawn (its last message in the DOM), and after a switch, to the other conversation drawn.
 """
@@ -29,7 +30,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from record_validation import record  # noqa: E402
 
 from notebook_chat import Chat  # noqa: E402
-from notebook_chat.persistence import MemoryStore  # noqa: E402
+from notebook_chat.persistence.notebook_store import NotebookMetadataStore  # noqa: E402
 from notebook_chat.testing import ScriptedProvider  # noqa: E402
 
 KEY = "bench"
@@ -80,12 +81,35 @@ def kernel_figures(stored: dict[str, Any]) -> None:
         others.append(others.pop(0))
 
     print(f"switch to another conversation:     {timed(switch)}")
-    one, many = MemoryStore(), MemoryStore()
-    first = json.loads(json.dumps(stored["items"][stored["active"]]))
-    for conversation_id, item in stored["items"].items():
-        many.save(KEY, item, conversation_id)
-    print(f"one save, 1 conversation stored:    {timed(lambda: one.save(KEY, first, 'c'))}")
-    print(f"one save, {count} conversations stored:  {timed(lambda: many.save(KEY, first, stored['active']))}")
+    written_figures(stored)
+
+
+def written_figures(stored: dict[str, Any]) -> None:
+    """What the kernel sends to the browser's copy of the metadata (persist writes, versioned patches)."""
+    writes: list[int] = []
+    chat = Chat(ScriptedProvider(), key=KEY, restore_timeout=0)
+    asyncio.run(chat.restore(json.loads(json.dumps(stored)), {"notebook": True, "cell_id": KEY}))
+    store = chat.store
+    assert isinstance(store, NotebookMetadataStore)
+    send = store._send
+    store._send = lambda write: (writes.append(len(json.dumps(write).encode())), send(write))  # type: ignore[method-assign]
+    print(f"persist writes on opening:          {len(writes)} ({sum(writes)} bytes)")
+    other = next(item["id"] for item in chat.conversations if item["id"] != chat.conversation_id)
+    asyncio.run(chat.switch(other))
+    print(f"persist writes on a switch:         {len(writes)} ({sum(writes)} bytes)")
+    writes.clear()
+    chat.new_conversation(title="New")
+    print(f"persist writes on New conversation: {len(writes)} ({sum(writes)} bytes)")
+    asyncio.run(chat.switch(other))
+    writes.clear()
+    messages = chat.engine.messages
+    last = next(m for m in reversed(messages) if m.get("role") == "assistant" and not m.get("tool_calls"))
+    grown = {**last, "content": str(last.get("content") or "") + " and twenty more streamed characters."}
+    start = time.perf_counter()
+    store.save_messages(KEY, [grown], "2026-02-01T00:00:00.000Z", chat.conversation_id)
+    took = (time.perf_counter() - start) * 1000
+    print(f"one streamed save (chunk appended): {len(writes)} write, {sum(writes)} bytes, {took:.2f} ms "
+          f"(the whole entry is {size(stored).strip()})")
 
 
 CHAT_CELL = '''
