@@ -105,12 +105,11 @@ chat
     chat.wait_pending_card()
     wait_focus(lab, "[data-action=approve]")
 
+    controls = """root => [...root.querySelectorAll('button, textarea, input, [tabindex="0"], summary')]
+            .filter(el => !el.disabled && el.getClientRects().length > 0)"""
     expected = chat.root.evaluate(
-        """root => [...root.querySelectorAll('button, textarea, input, [tabindex="0"], summary')]
-            .filter(el => !el.disabled && el.getClientRects().length > 0)
-            .map(el => el.dataset.action ?? el.dataset.field ?? el.className)"""
-    )
-    chat.root.locator(".nbc-messages").focus()
+        f"{controls}.map(el => el.dataset.action ?? el.dataset.field ?? el.className)")
+    chat.root.evaluate(f"root => ({controls})(root)[0].focus()")  # the first control: the conversations header
     reached = []
     for _ in range(len(expected) + 3):
         inside = chat.root.evaluate("root => root.contains(document.activeElement)")

@@ -45,6 +45,8 @@ export class ChatView {
     this.view = null;
     this.dead = false;
     this.draftKey = "";
+    /** @type {string | null} a request state that keeps the command note (see note) */
+    this.noteSurvives = null;
     /** @type {Record<string, import("./tool_card.js").ToolInfo>} the kernel's tools (description, approval) */
     this.tools = {};
     /** @type {(() => void) | null} */
@@ -239,7 +241,11 @@ export class ChatView {
   renderStatus(status) {
     const state = status.request_state ?? "idle";
     const phase = status.processing_state ?? "";
-    if (state !== this.el.dataset.state) this.commandNote = "";
+    if (state !== this.el.dataset.state) {
+      // a command's note lasts until the request state changes, except into the state the command itself leads to
+      if (this.noteSurvives !== state) this.commandNote = "";
+      this.noteSurvives = null;
+    }
     this.el.dataset.state = state;
     this.status.dataset.state = state;
     this.status.dataset.phase = phase;
@@ -305,7 +311,7 @@ export class ChatView {
       send: (msg, onError) => this.actions.send(msg, onError),
       stop: () => this.stop(),
       help: () => this.toggleHelp(true),
-      note: (text) => this.note(text),
+      note: (text, survives) => this.note(text, survives),
       submit: () => this.submit(),
       pluginCommands: () => (Array.isArray(this.view?.commands) ? this.view.commands : []),
     });
@@ -359,9 +365,14 @@ export class ChatView {
     this.helpButton.setAttribute("aria-expanded", String(open));
   }
 
-  /** What a slash command did, said in the status line (until the request state changes). @param {string} text */
-  note(text) {
+  /**
+   * What a slash command did, said in the status line (until the request state changes; `survives`: a state the
+   * command itself leads to, e.g. "idle" after /new or /clear, which keeps it).
+   * @param {string} text @param {string | null} [survives]
+   */
+  note(text, survives = null) {
     this.commandNote = text;
+    this.noteSurvives = survives;
     this.renderStatus(this.view?.status ?? { request_state: "idle" });
   }
 
