@@ -226,13 +226,13 @@ def test_a_streamed_reply_in_one_conversation_sends_only_its_growth_under_that_c
     browser = Browser()
     store = NotebookMetadataStore(browser)
     store.save("k", record("first"), "a")
-    store.save("k", record("second", reply("x")), "b", active=True)
+    store.save("k", record("second", reply("x" * 20)), "b", active=True)
     sent_before = len(browser.writes)
-    grown = "x" + "y" * 40
+    grown = "x" * 20 + "y" * 5
     assert store.save_messages("k", [reply(grown)], "2026-01-01T00:00:05Z", "b")
     ops = browser.writes[-1]["ops"]
     assert len(browser.writes) == sent_before + 1
-    assert ops[0] == {"op": "append", "path": ["items", "b", "messages", 1, "content"], "at": 1, "text": "y" * 40}
+    assert ops[0] == {"op": "append", "path": ["items", "b", "messages", 1, "content"], "at": 20, "text": "y" * 5}
     assert all(op["path"][:2] == ["items", "b"] for op in ops)
     assert browser.record("k", "b")["messages"][1]["content"] == grown
     assert browser.record("k", "a") == record("first")
