@@ -54,6 +54,7 @@ MAX_MESSAGES = 10_000
 MAX_TURNS = 10_000
 MAX_DETAIL_CHARS = 100_000
 MAX_PAUSED_CALLS = 256
+MAX_TITLE_CHARS = 200
 MAX_TOOL_ROUNDS = 1_000_000
 
 TRUNCATED_NOTE = "\n\n[notebook_chat: this tool result was {chars} characters long; only the first {kept} are stored]"
@@ -266,6 +267,10 @@ class ConversationRecord(TypedDict):
     turns: Annotated[list[TurnEntry], MaxLen(MAX_TURNS), AfterValidator(_turns)]
     paused_turn: Annotated[PausedTurn, AfterValidator(_paused)] | None
     updated_at: UtcTime
+    title: NotRequired[Annotated[str, MaxLen(MAX_TITLE_CHARS)] | None]
+    """The name the user gave the conversation (None: named after the start of its first user message)."""
+    created_at: NotRequired[UtcTime]
+    """When the conversation was started (records written before it existed: their first turn's start)."""
     plugins: NotRequired[dict[str, Any]]
     """Declarative plugin state by plugin name (``StatefulPlugin.export_state``); each plugin validates its own."""
 

@@ -51,6 +51,9 @@ class MessageEngine:
         self.provider = provider
         self.state = EngineState(messages=[dict(m) for m in initial_messages])  # type: ignore[misc]
         self.turns: list[TurnEntry] = []
+        self.title: str | None = None
+        """The conversation's name when the user gave one (stored in the record)."""
+        self.created_at: str = utc_now()
         self.restored_paused_turn: Mapping[str, Any] | None = None
         self.restored_plugin_states: Mapping[str, Any] = {}
         self.current_turn: list[Message] = []
@@ -110,6 +113,10 @@ class MessageEngine:
             raise NotebookChatError("a turn is running: stop it before loading another conversation")
         self.state.messages = [dict(m) for m in record.get("messages") or ()]  # type: ignore[misc]
         self.turns = [dict(t) for t in record.get("turns") or ()]  # type: ignore[misc]
+        title = record.get("title")
+        self.title = title if isinstance(title, str) and title else None
+        self.created_at = str(record.get("created_at") or (self.turns[0]["started_at"] if self.turns else None)
+                              or record.get("updated_at") or utc_now())
         self.state.request_state = "idle"
         self.state.processing_state = None
         self.state.turn_id = None
@@ -237,7 +244,10 @@ class MessageEngine:
             "turns": [turn.copy() for turn in self.turns],
             "paused_turn": paused,
             "updated_at": utc_now(),
+            "created_at": self.created_at,
         }
+        if self.title is not None:
+            record["title"] = self.title
         states = self._plugin_states()
         if states:
             record["plugins"] = states

@@ -28,15 +28,18 @@ from .stores import ConversationStore
 class SavesMessages(Protocol):
     """A store that can save only the given messages (all else unchanged since its last save); False: it can't."""
 
-    def save_messages(self, key: str, messages: list[Message], updated_at: str) -> bool: ...
+    def save_messages(self, key: str, messages: list[Message], updated_at: str,
+                      conversation_id: str | None = None) -> bool: ...
 
 
 class ConversationAutosave:
     def __init__(self, engine: MessageEngine, store: ConversationStore, key: str, *, min_interval: float = 1.0,
-                 on_error: Callable[[Exception], Any] | None = None) -> None:
+                 on_error: Callable[[Exception], Any] | None = None, conversation_id: str | None = None) -> None:
         self.engine = engine
         self.store = store
         self.key = key
+        self.conversation_id = conversation_id
+        """Which of the chat's conversations the engine holds (None: the store's active one)."""
         self.min_interval = min_interval
         self.on_error = on_error
         self.saves = 0
@@ -68,7 +71,7 @@ class ConversationAutosave:
         self._grown, self._changed = {}, False
         try:
             if changed or not grown or not self._save_grown(list(grown)):
-                self.store.save(self.key, pack(self.engine.export_record()))
+                self.store.save(self.key, pack(self.engine.export_record()), self.conversation_id)
         except (PersistenceError, ValueError, TypeError, OSError) as error:
             self._changed = True
             self.last_error = error
@@ -94,7 +97,7 @@ class ConversationAutosave:
         if any(has_blobs(message) for message in found):
             return False  # display data is stored once by hash, in the record: save it whole
         saved = [message for message in found if not is_empty_reply(message)]  # a reply that only reasons so far
-        return not saved or store.save_messages(self.key, saved, utc_now())
+        return not saved or store.save_messages(self.key, saved, utc_now(), self.conversation_id)
 
     def _shape(self) -> tuple[Any, ...]:
         state = self.engine.state

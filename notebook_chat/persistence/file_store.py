@@ -1,8 +1,9 @@
 """FileStore: all conversations in one JSON file, written atomically and byte-stable.
 
-The file is `{"version": 1, "conversations": {key: record}}` in canonical JSON (sorted keys, no spaces) plus a
-newline. Every write goes to a temporary file in the same directory, is fsynced, then replaces the file with
-`os.replace`, so a crash leaves either the old or the new file, never half of one.
+The file is `{"version": 2, "conversations": {key: {"active": id, "items": {id: record}}}}` in canonical JSON
+(sorted keys, no spaces) plus a newline. Every write goes to a temporary file in the same directory, is fsynced,
+then replaces the file with `os.replace`, so a crash leaves either the old or the new file, never half of one.
+A version-1 file (one record per key) is read, and written as version 2 by the next write.
 
 A file that can't be read — not UTF-8, not JSON, NaN or duplicate keys, the wrong shape, a newer version — is
 never overwritten: `load`, `keys`, `save`, `delete` and `prune` all raise `StoreError` with the reason and
@@ -21,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from notebook_chat.persistence.chat_entry import ChatEntry, activated, active_record, with_record, without
 from notebook_chat.persistence.container import build_container, check_key, parse_container
 from notebook_chat.persistence.errors import StoreError
 from notebook_chat.persistence.jsonsafe import dumps_canonical, loads_strict
@@ -38,25 +40,48 @@ class FileStore:
     def __repr__(self) -> str:
         return f"FileStore({str(self.path)!r})"
 
-    def load(self, key: str) -> dict[str, Any] | None:
+    def load(self, key: str, conversation_id: str | None = None) -> dict[str, Any] | None:
         check_key(key)
         with self._lock:
-            entry: dict[str, Any] | None = self._read().get(key)
-            return entry
+            return active_record(self._read().get(key), conversation_id)
 
-    def save(self, key: str, record: Mapping[str, Any]) -> None:
-        check_for_saving(key, record)
-        with self._lock:
-            conversations = self._read()
-            conversations[key] = record
-            self._write(conversations)
-
-    def delete(self, key: str) -> None:
+    def load_entry(self, key: str) -> ChatEntry | None:
         check_key(key)
         with self._lock:
-            conversations = self._read()
-            if conversations.pop(key, None) is not None:
-                self._write(conversations)
+            return self._read().get(key)
+
+    def save(self, key: str, record: Mapping[str, Any], conversation_id: str | None = None, *,
+             active: bool = False) -> None:
+        check_for_saving(key, record, conversation_id)
+        with self._lock:
+            entries = self._read()
+            entries[key], _ = with_record(entries.get(key), conversation_id, record, active=active)
+            self._write(entries)
+
+    def activate(self, key: str, conversation_id: str) -> None:
+        check_key(key)
+        with self._lock:
+            entries = self._read()
+            entry = entries.get(key)
+            if entry is None:
+                raise KeyError(f"no chat {key!r:.80} in {self.path}")
+            if entry["active"] != conversation_id:
+                entries[key] = activated(entry, conversation_id)
+                self._write(entries)
+
+    def delete(self, key: str, conversation_id: str | None = None) -> None:
+        check_key(key)
+        with self._lock:
+            entries = self._read()
+            entry = entries.get(key)
+            if entry is None or (conversation_id is not None and conversation_id not in entry["items"]):
+                return
+            rest = None if conversation_id is None else without(entry, conversation_id)
+            if rest is None:
+                del entries[key]
+            else:
+                entries[key] = rest
+            self._write(entries)
 
     def keys(self) -> list[str]:
         with self._lock:
@@ -69,7 +94,7 @@ class FileStore:
         with self._lock:
             return prune(self, max_age=max_age, keep=keep, now=now)
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, ChatEntry]:
         try:
             size = self.path.stat().st_size
             if size > MAX_FILE_BYTES:
@@ -90,8 +115,8 @@ class FileStore:
             raise StoreError(f"{self.path} is not valid JSON ({error}); it is left untouched") from error
         return parse_container(data, str(self.path))
 
-    def _write(self, conversations: dict[str, Any]) -> None:
-        text = dumps_canonical(build_container(conversations)) + "\n"
+    def _write(self, entries: dict[str, ChatEntry]) -> None:
+        text = dumps_canonical(build_container(dict(entries))) + "\n"
         atomic_write(self.path, text.encode("utf-8"))
 
 

@@ -9,6 +9,8 @@ from notebook_chat.engine.conversation import ConversationRecord
 from notebook_chat.engine.errors import RecordError
 
 from .blobs import unpack
+from .chat_entry import parse_entry
+from .conversation_list import ConversationList
 from .errors import SecretError, SerializationError, StoreError
 from .record import check_record_sized
 from .stores import ConversationStore
@@ -66,3 +68,38 @@ def load_conversation(store: ConversationStore, key: str) -> LoadedConversation:
     except StoreError as error:
         return LoadedConversation(None, refused=f"the conversation store can't be read: {error}")
     return read_record(data)
+
+
+@dataclass(frozen=True)
+class LoadedChat:
+    """A chat's stored conversations: the list (the inactive ones kept as stored) and the active one, read."""
+
+    conversations: ConversationList
+    record: ConversationRecord | None
+    """The active conversation's validated record (None: nothing stored, or refused)."""
+    refused: str | None = None
+    """Why the stored chat (or its active conversation) can't be used; nothing may be written over it."""
+    notice: str | None = None
+    size: int | None = None
+    """The active record's JSON size in bytes, as the check measured it."""
+
+
+def read_entry(data: Any) -> LoadedChat:
+    """Read what is stored under a chat key (untrusted): a version-2 entry, or a version-1 record (migrated)."""
+    if data is None:
+        return LoadedChat(ConversationList(), None)
+    try:
+        entry = parse_entry(data, "the stored chat")
+    except StoreError as error:
+        return LoadedChat(ConversationList(), None, refused=f"the stored conversations can't be used: {error}")
+    conversations = ConversationList.from_entry(entry)
+    loaded = read_record(entry["items"][entry["active"]])
+    return LoadedChat(conversations, loaded.record, loaded.refused, loaded.notice, loaded.size)
+
+
+def load_chat(store: ConversationStore, key: str) -> LoadedChat:
+    try:
+        entry = store.load_entry(key)
+    except StoreError as error:
+        return LoadedChat(ConversationList(), None, refused=f"the conversation store can't be read: {error}")
+    return read_entry(entry)

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .controller import ChatController, MentionAware, Recoverable
+from .controller import ChatController, ConversationControls, MentionAware, Recoverable, conversation_controls
 
 MAX_TEXT = 1_000_000
 """Longest user text, instruction, reason or edited arguments accepted (characters)."""
@@ -37,6 +37,7 @@ class Field:
     max_len: int | None = None
     non_empty: bool = False
     json_object: bool = False
+    choices: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class ActionTarget(Protocol):
     async def on_persisted(self, payload: dict[str, Any]) -> None: ...
 
     async def on_complete_mentions(self, payload: dict[str, Any]) -> None: ...
+    async def on_export(self, payload: dict[str, Any]) -> None: ...
 
     async def on_view_resync(self, payload: dict[str, Any]) -> None: ...
 
@@ -119,6 +121,21 @@ ACTIONS: dict[str, ActionKind] = {
                                   lambda target, p: _recoverable(target).edit_and_resend(p["message_id"], p["text"])),
     "complete_mentions": ActionKind({"prefix": Field((str,), max_len=100)},
                                     lambda target, p: target.on_complete_mentions(p)),
+    # many conversations per chat (the header; the /new and /clear commands)
+    "new_conversation": ActionKind({"title": Field((str,), required=False, nullable=True, max_len=MAX_ID)},
+                                   lambda target, p: _sync(lambda: _controls(target).new_conversation(p["title"]))),
+    "switch_conversation": ActionKind({"conversation_id": _ID},
+                                      lambda target, p: _controls(target).switch(p["conversation_id"])),
+    "rename_conversation": ActionKind(
+        {"conversation_id": _ID, "title": Field((str,), max_len=MAX_ID, non_empty=True)},
+        lambda target, p: _sync(lambda: _controls(target).rename(p["conversation_id"], p["title"]))),
+    "delete_conversation": ActionKind({"conversation_id": _ID},
+                                      lambda target, p: _sync(lambda: _controls(target).delete(p["conversation_id"]))),
+    "clear_conversation": ActionKind({}, lambda target, p: _sync(lambda: _controls(target).clear())),
+    "export_conversation": ActionKind({
+        "conversation_id": Field((str,), required=False, nullable=True, max_len=MAX_ID),
+        "format": Field((str,), choices=("markdown", "cells")),
+    }, lambda target, p: target.on_export(p)),
     "persisted": ActionKind({
         "key": Field((str,), max_len=MAX_ID),
         "ok": Field((bool,)),
@@ -128,6 +145,15 @@ ACTIONS: dict[str, ActionKind] = {
     }, lambda target, p: target.on_persisted(p)),
     "view_resync": ActionKind({}, lambda target, p: target.on_view_resync(p)),
 }
+
+
+def _controls(target: ActionTarget) -> ConversationControls:
+    return conversation_controls(target.controller)
+
+
+async def _sync(call: Callable[[], object]) -> None:
+    """A synchronous controller method as a handler (it runs when the widget awaits it, inside its guard)."""
+    call()
 
 
 def parse_action(content: Any) -> Action:
@@ -179,6 +205,8 @@ def _check_field(kind: str, name: str, spec: Field, content: dict[str, Any], req
 def _check_text(kind: str, name: str, spec: Field, value: str, request_id: str | None) -> None:
     if spec.max_len is not None and len(value) > spec.max_len:
         raise ActionError(f"{kind}: field {name!r} is longer than {spec.max_len} characters", request_id)
+    if spec.choices is not None and value not in spec.choices:
+        raise ActionError(f"{kind}: field {name!r} must be one of {', '.join(spec.choices)}", request_id)
     if spec.non_empty and not value.strip():
         raise ActionError(f"{kind}: field {name!r} must not be empty", request_id)
     if spec.json_object:

@@ -14,10 +14,13 @@ from ..persistence import (
     ConversationAutosave,
     ConversationStore,
     MemoryStore,
-    load_conversation,
-    read_record,
 )
 from ..persistence.approval_ledger import ApprovalLedger, default_ledger_path
+from ..persistence.blobs import pack
+from ..persistence.chat_entry import parse_entry
+from ..persistence.conversation_list import ConversationList
+from ..persistence.errors import PersistenceError, StoreError
+from ..persistence.loading import load_chat, read_entry
 from ..persistence.notebook_store import NO_REVISION, REVISION, NotebookMetadataStore
 from ..plugins import (
     TOOL_REJECT,
@@ -36,8 +39,8 @@ from ..providers import DemoModel, OpenAIChat
 from ..tools.mention_source import NamespaceMentions
 from ..tools.namespace import default_namespace
 from . import recovery
+from .chat_conversations import ConversationsMixin
 from .chat_widget import ChatWidget
-from .export import conversation_cells, conversation_markdown, title_of
 from .kernel_context import current_cell_id
 from .registry import note_displayed
 from .strings import text as notice_text
@@ -82,8 +85,11 @@ class HoldsConnections(Protocol):
     async def aclose(self) -> None: ...
 
 
-class Chat:
-    """``Chat()`` as the last line of a cell shows the chat; ``await chat.send("...")`` drives it from code."""
+class Chat(ConversationsMixin):
+    """``Chat()`` as the last line of a cell shows the chat; ``await chat.send("...")`` drives it from code.
+
+    One chat holds many conversations (``new_conversation``, ``switch``, ``conversations``, ``rename``, ``delete``,
+    ``clear``, ``export_markdown``: see ``chat_conversations``); everything else acts on the active one."""
 
     def __init__(
         self,
@@ -103,7 +109,12 @@ class Chat:
         approve_skill_reads: bool = False,
         locale: str | None = None,
         prompts: Iterable[str] = (),
+        fresh: bool = False,
     ) -> None:
+        self.fresh = fresh
+        """Start over on every run of the cell: what the store or the notebook keeps under ``key`` is not restored
+        and the first write replaces it (examples and demos that should give the same transcript on every Run All;
+        the list does not grow). A stored chat whose active conversation can't be read is still never written over."""
         self.provider = provider if provider is not None else default_provider(model)
         self.locale = locale
         """The language of the widget and its notices ("en", "zh-CN"); None: the page's (JupyterLab's) language,
@@ -128,9 +139,13 @@ class Chat:
         self.restore_timeout = restore_timeout
         self._displayed = False
         self._front_end_answered = asyncio.Event()
-        loaded = load_conversation(store, self.key) if store is not None else None
+        if store is not None and fresh:
+            with contextlib.suppress(StoreError):  # a store that can't be read is refused below, untouched
+                store.delete(self.key)  # start over: the first save writes this run's conversation alone
+        loaded = load_chat(store, self.key) if store is not None else None
         if loaded is not None and loaded.refused:
             self._record_refused = True
+        self._conversations = loaded.conversations if loaded is not None else ConversationList()
         self.engine = self._build_engine()
         if loaded is not None and loaded.record is not None:
             self.engine.load(loaded.record)
@@ -162,9 +177,14 @@ class Chat:
     def _start_autosave(self, store: ConversationStore, *, write_now: bool) -> None:
         """Save on every change from now on; ``write_now`` only when the store lacks what this kernel holds (a
         record just read from it is never written back unchanged: stored bytes stay as they were)."""
+        self._follow(store, write_now=write_now)
+
+    def _follow(self, store: ConversationStore, *, write_now: bool) -> None:
+        """Save the active conversation on every change from now on (at once when ``write_now``)."""
         if self._autosave is not None:
             self._autosave.close()
-        self._autosave = ConversationAutosave(self.engine, store, self.key, on_error=self._save_failed)
+        self._autosave = ConversationAutosave(self.engine, store, self.key, on_error=self._save_failed,
+                                              conversation_id=self._conversations.active)
         if write_now:
             self._autosave.save_now()
 
@@ -234,16 +254,6 @@ class Chat:
         return [{"tool_call_id": call["id"], "name": call["function"]["name"],
                  "arguments": call["function"]["arguments"]} for _, call in awaiting_calls(self.engine.messages)]
 
-    def export_markdown(self) -> str:
-        """The conversation as Markdown: a heading per message, tool calls with their arguments and results (hidden
-        messages and injected context left out)."""
-        return conversation_markdown(self.engine.messages, title_of(self.engine.messages))
-
-    def export_cells(self) -> list[dict[str, str]]:
-        """The conversation as notebook cells: ``{"cell_type": "markdown" | "code", "source"}`` (Python code blocks
-        become code cells, the rest markdown cells)."""
-        return conversation_cells(self.engine.messages, title_of(self.engine.messages))
-
     # -- the controller protocol (the widget calls these) --------------------------------------------------------
     def view_state(self) -> dict[str, Any]:
         tools = self.engine.plugin("tools")
@@ -251,6 +261,7 @@ class Chat:
         view = conversation_view(self.engine, summaries)
         view["skills"] = skills_view(self.skills)
         view["prompts"] = self.prompts
+        view["conversations"] = self.conversations_view()
         return view
 
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
@@ -356,30 +367,64 @@ class Chat:
             return
         if self.store is not None and not isinstance(self.store, NotebookMetadataStore):
             return  # the store the user chose wins
-        live = self._restored or len(self.engine.turns) > 0
+        live = self._restored or len(self.engine.turns) > 0 or self._conversations.changed
         store = self.store if isinstance(self.store, NotebookMetadataStore) else NotebookMetadataStore(
             self.widget.persist)
         if not live and isinstance(info.get("record_error"), str):
             self._record_refused = True  # what the notebook holds can't be read: never write over it
             self.engine.set_notice(info["record_error"])
         elif not live and record is not None:
-            loaded = read_record(record)
+            loaded = read_entry(record)
             if loaded.refused:
                 self._record_refused = True
                 self.engine.set_notice(notice_text("notice.refused_in_notebook", self.locale, reason=loaded.refused))
                 return
-            if loaded.record is not None:
-                # the notebook holds it: nothing is written back
-                store.adopt(self.key, record, record.get(REVISION), loaded.size)
-                self.engine.load(loaded.record)
-            if loaded.notice:
-                self.engine.set_notice(loaded.notice)
+            if not self.fresh:  # fresh: not restored, the first write replaces the whole entry (no image of it)
+                self._conversations = loaded.conversations
+                if loaded.record is not None:
+                    # the notebook holds it: nothing is written back
+                    store.adopt(self.key, record, record.get(REVISION), loaded.size)
+                    self.engine.load(loaded.record)
+                if loaded.notice:
+                    self.engine.set_notice(loaded.notice)
+        elif live and store.load_entry(self.key) is None:
+            self._join(store, record)
         elif live and (record is None or record.get(REVISION, NO_REVISION) != store.revision(self.key)):
             store.forget_front_end_copy(self.key)  # the view's copy is not the one this kernel wrote last
         self._restored = True
         if not self._record_refused:
             self.store = store
             self._start_autosave(store, write_now=live)
+
+    def _join(self, store: NotebookMetadataStore, stored: Any) -> None:
+        """The first write of a chat that was used before it was shown (conversations made or turns run): what the
+        notebook holds under the key is kept, except where this kernel's conversations replace it (live beats
+        metadata); a conversation of this kernel without any turn never replaces a stored one of the same id."""
+        entry = None
+        if isinstance(stored, dict) and not self.fresh:
+            try:
+                entry = parse_entry(stored, "the stored chat")
+            except StoreError:
+                entry = None
+        mine = self._conversations.inactive_ids()
+        if entry is not None:
+            store.adopt(self.key, stored, stored.get(REVISION))
+            for conversation_id, kept in entry["items"].items():
+                if conversation_id not in self._conversations:
+                    self._conversations.park(conversation_id, kept)
+        for conversation_id in mine:
+            held = self._conversations.record(conversation_id)
+            if entry is not None and conversation_id in entry["items"] and not held.get("turns"):
+                self._conversations.park(conversation_id, entry["items"][conversation_id])
+                continue
+            try:
+                store.save(self.key, held, conversation_id)
+            except (PersistenceError, ValueError, TypeError) as error:
+                self._save_failed(error)
+        try:
+            store.save(self.key, pack(self.engine.export_record()), self.conversation_id, active=True)
+        except (PersistenceError, ValueError, TypeError) as error:
+            self._save_failed(error)
 
     def complete_mentions(self, prefix: str) -> list[dict[str, Any]]:
         """The composer's ``@`` autocomplete: the variables whose names start with ``prefix``, DataFrames first."""

@@ -19,7 +19,7 @@ import anywidget
 import traitlets
 
 from .actions import ACTIONS, Action, ActionError, parse_action
-from .controller import ChatController, MentionAware
+from .controller import ChatController, MentionAware, conversation_controls
 from .loops import current_loop, running_loop
 from .transcript import transcript_bundle
 from .view_stream import ViewStream
@@ -182,6 +182,16 @@ class ChatWidget(anywidget.AnyWidget):
             result = hook(key, ok, error, stale=payload.get("stale") is True)
             if inspect.isawaitable(result):
                 await result
+
+
+    async def on_export(self, payload: dict[str, Any]) -> None:
+        """Answer an `export_conversation` with the Markdown or the cells (the browser copies, downloads or inserts
+        them)."""
+        controls = conversation_controls(self._controller)
+        conversation_id, wanted = payload["conversation_id"], payload["format"]
+        content: Any = (controls.export_markdown(conversation_id) if wanted == "markdown"
+                        else controls.export_cells(conversation_id))
+        self._post({"kind": "export", "format": wanted, "conversation_id": conversation_id, "content": content})
 
 
 def _streaming_only(ops: Any) -> bool:

@@ -89,3 +89,29 @@ def event_kind(event: Any) -> str:
 def event_message_id(event: Any) -> str | None:
     value = event.get("message_id") if isinstance(event, dict) else getattr(event, "message_id", None)
     return value if isinstance(value, str) else None
+
+
+@runtime_checkable
+class ConversationControls(Protocol):
+    """Optional: a controller holding many conversations (the header's list, new, rename, delete, clear, export)."""
+
+    def new_conversation(self, title: str | None = None) -> str: ...
+
+    async def switch(self, conversation_id: str) -> None: ...
+
+    def rename(self, conversation_id: str, title: str) -> None: ...
+
+    def delete(self, conversation_id: str) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def export_markdown(self, conversation_id: str | None = None) -> str: ...
+
+    def export_cells(self, conversation_id: str | None = None) -> list[dict[str, str]]: ...
+
+
+def conversation_controls(controller: Any) -> ConversationControls:
+    """The controller's conversation controls, or `ValueError` (a sentence for the user) when it has none."""
+    if not isinstance(controller, ConversationControls):
+        raise ValueError("this chat holds a single conversation")
+    return controller

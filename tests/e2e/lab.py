@@ -363,3 +363,13 @@ def documentation_screenshot(name: str) -> Path:
     folder = repo / "docs" if os.environ.get("NOTEBOOK_CHAT_UPDATE_SCREENSHOTS") == "1" else repo / "test-artifacts"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / name
+
+
+def active_record(section: Any, key: str) -> dict[str, Any]:
+    """The active conversation's record of chat `key` in a `metadata["notebook_chat"]` section (version 2), or {}."""
+    chats = section.get("conversations") if isinstance(section, dict) else None
+    entry = chats.get(key) if isinstance(chats, dict) else None
+    if not isinstance(entry, dict) or not isinstance(entry.get("items"), dict):
+        return {}
+    record = entry["items"].get(entry.get("active"))
+    return record if isinstance(record, dict) else {}

@@ -102,3 +102,7 @@ print("REPLY", json.dumps(probe.replies[-1]))
 
 RECORD = {"version": 1, "messages": [{"role": "user", "content": "kept across restarts"}], "turns": [],
           "paused_turn": None, "updated_at": "2026-01-01T00:00:00.000Z"}
+
+STORED = {"active": "main", "items": {"main": RECORD}}
+"""What the notebook keeps under the chat's key once RECORD is saved (container version 2; the browser adds the
+entry's `revision`)."""

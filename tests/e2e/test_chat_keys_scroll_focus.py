@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import Lab, documentation_screenshot
+from tests.e2e.lab import Lab, active_record, documentation_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -246,5 +246,5 @@ def test_ctrl_s_typed_in_the_chat_still_saves_the_notebook(lab: Lab) -> None:
 
     lab.save()  # presses Ctrl+S where the focus is: in the chat's composer
 
-    stored = lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["save"]
+    stored = active_record(lab.read_notebook_from_disk()["metadata"]["notebook_chat"], "save")
     assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == ["Keep this"]

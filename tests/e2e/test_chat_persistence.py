@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import Lab
+from tests.e2e.lab import Lab, active_record
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,7 @@ def stored_conversation(lab: Lab, key: str, wanted: str, timeout: float = 15.0) 
     deadline = time.monotonic() + timeout
     while True:
         blob = lab.notebook_metadata("notebook_chat") or {}
-        record: dict[str, Any] = (blob.get("conversations") or {}).get(key) or {}
+        record = active_record(blob, key)
         if record.get(wanted):
             return record
         if time.monotonic() > deadline:
@@ -64,7 +64,7 @@ def test_a_paused_approval_survives_save_and_kernel_restart_and_the_tool_then_ru
     stored_conversation(lab, "durable", "paused_turn")
 
     lab.save()
-    record = lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["durable"]
+    record = active_record(lab.read_notebook_from_disk()["metadata"]["notebook_chat"], "durable")
     assert record["paused_turn"]["tool_call_ids"] == [call_id]
     assert [m["content"] for m in record["messages"] if m["role"] == "user"] == ["Please record_run for Alpha"]
 
@@ -125,7 +125,7 @@ def test_an_approved_call_that_ran_is_not_offered_again_after_the_tab_closed_uns
     lab.page.reload()
     lab.wait_for_cell_count(1)
     lab.wait_idle()
-    assert lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["durable"]["paused_turn"]
+    assert active_record(lab.read_notebook_from_disk()["metadata"]["notebook_chat"], "durable")["paused_turn"]
     lab.run_cell(0)
     chat.wait_ready()
     chat.root.locator(".nbc-notice", has_text="already decided in an earlier kernel").wait_for()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import CURRENT_TAB, Lab
+from tests.e2e.lab import CURRENT_TAB, Lab, active_record
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +31,7 @@ def test_reopening_a_saved_notebook_with_an_unchanged_chat_leaves_it_clean(lab: 
     lab.close_and_reopen()  # the kernel keeps running: the widget renders again and the kernel persists again
     again = ChatPage(lab)
     again.wait_reply_containing("Stored reply.")
-    stored = lab.notebook_metadata("notebook_chat")["conversations"]["clean"]
+    stored = active_record(lab.notebook_metadata("notebook_chat"), "clean")
     assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == ["Remember this"]
     again.wait_state("completed")  # the re-render's ready → restore round trip is over (nothing changed: no write)
     dirty = lab.page.locator(f"{CURRENT_TAB}.jp-mod-dirty")

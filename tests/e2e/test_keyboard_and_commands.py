@@ -105,12 +105,11 @@ chat
     chat.wait_pending_card()
     wait_focus(lab, "[data-action=approve]")
 
+    controls = """root => [...root.querySelectorAll('button, textarea, input, [tabindex="0"], summary')]
+            .filter(el => !el.disabled && el.getClientRects().length > 0)"""
     expected = chat.root.evaluate(
-        """root => [...root.querySelectorAll('button, textarea, input, [tabindex="0"], summary')]
-            .filter(el => !el.disabled && el.getClientRects().length > 0)
-            .map(el => el.dataset.action ?? el.dataset.field ?? el.className)"""
-    )
-    chat.root.locator(".nbc-messages").focus()
+        f"{controls}.map(el => el.dataset.action ?? el.dataset.field ?? el.className)")
+    chat.root.evaluate(f"root => ({controls})(root)[0].focus()")  # the first control: the conversations header
     reached = []
     for _ in range(len(expected) + 3):
         inside = chat.root.evaluate("root => root.contains(document.activeElement)")
@@ -212,3 +211,37 @@ def test_slash_commands_stop_and_continue_a_turn_report_in_the_status_line_and_u
     chat.wait_reply_containing("Continued briefly.")
     assert chat.texts("user") == ["Tell me a story"], "a command became a chat message"
     assert "be brief" in kernel_value(lab, 1, "LAST")
+
+
+def test_slash_new_starts_a_conversation_and_slash_clear_empties_it_reporting_in_the_status_line(lab: Lab) -> None:
+    setup = ('provider = ScriptedProvider().text("First reply.").text("Second reply.")\n'
+             'chat = Chat(provider, key="slash-new")\nchat')
+    chat = open_chat(lab, "slash_new.ipynb", setup,
+                     'print("CONVS", json.dumps([chat.conversation_id, [c["id"] for c in chat.conversations], '
+                     '[m["content"] for m in chat.messages if m["role"] != "system"]]))')
+    box = chat.root.locator("[data-field=input]")
+    status = chat.root.locator(".nbc-status")
+    chat.send("Keep me")
+    chat.wait_reply_containing("First reply.")
+    chat.wait_state("completed")
+
+    box.fill("/")
+    assert {"/new", "/clear"} <= set(options(chat))
+    box.fill("/new")
+    box.press("Enter")
+    assert "Starting a new conversation" in status.inner_text()
+    chat.messages("user").first.wait_for(state="detached")
+    active, ids, messages = kernel_value(lab, 1, "CONVS")
+    assert ids == ["main", active]
+    assert messages == []
+    assert box.input_value() == ""
+
+    chat.send("Then this")
+    chat.wait_reply_containing("Second reply.")
+    chat.wait_state("completed")
+    box.fill("/clear")
+    box.press("Enter")
+    assert "Clearing the conversation" in status.inner_text()
+    chat.messages("user").first.wait_for(state="detached")
+    assert kernel_value(lab, 1, "CONVS") == [active, ["main", active], []]
+    assert chat.texts("user") == [], "a command became a chat message"

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.chat_page import ChatPage, kernel_value
-from tests.e2e.lab import Lab
+from tests.e2e.lab import Lab, active_record
 
 pytestmark = pytest.mark.browser
 
@@ -95,8 +95,9 @@ def test_this_turn_only_sends_the_description_once_and_the_notebook_never_keeps_
     expect(once).to_have_attribute("aria-pressed", "false")  # the choice is per message
 
     lab.page.wait_for_function("() => (window.jupyterapp.shell.currentWidget.context.model"
-                               ".getMetadata('notebook_chat')?.conversations?.temp?.messages?.length ?? 0) >= 2")
-    stored = lab.notebook_metadata("notebook_chat")["conversations"]["temp"]
+                               ".getMetadata('notebook_chat')?.conversations?.temp?.items?.main?.messages?.length ?? 0)"
+                               " >= 2")
+    stored = active_record(lab.notebook_metadata("notebook_chat"), "temp")
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]
     assert "describe" not in str(stored)
     chat.send("And now?")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.lab import Lab
-from tests.e2e.probe import INSERT_CELL, RECORD, SAVE_RECORD, SETUP, SHOW_STORE, WAIT_READY
+from tests.e2e.probe import INSERT_CELL, SAVE_RECORD, SETUP, SHOW_STORE, STORED, WAIT_READY
 
 pytestmark = pytest.mark.browser
 
@@ -34,13 +34,13 @@ def test_a_persisted_record_survives_save_and_kernel_restart(lab: Lab) -> None:
                                            "revision": None}
     lab.save()
     on_disk = lab.read_notebook_from_disk()["metadata"]
-    assert on_disk["notebook_chat"] == {"version": 1, "conversations": {"conv-1": {**RECORD,
+    assert on_disk["notebook_chat"] == {"version": 2, "conversations": {"conv-1": {**STORED,
                                                                                   "revision": reply["revision"]}}}
     assert on_disk["kernelspec"]["name"] == "python3"
 
     lab.restart_kernel()
     lab.run_cells(0, 1, 3)
-    assert printed(lab.wait_for_output(1, "^READY"), "READY")["record"] == {**RECORD, "revision": reply["revision"]}
+    assert printed(lab.wait_for_output(1, "^READY"), "READY")["record"] == {**STORED, "revision": reply["revision"]}
     assert printed(lab.wait_for_output(3, "^STORE"), "STORE") is None  # a new kernel has saved nothing yet
 
 
@@ -51,8 +51,8 @@ def test_the_bridge_falls_back_to_the_widget_managers_document_context(lab: Lab)
     ready = printed(lab.wait_for_output(1, "^READY"), "READY")
     assert (ready["via"], ready["cell_id"], ready["path"]) == ("widget-manager", "cell-0", lab.path)
     revision = printed(lab.wait_for_output(2, "^REPLY"), "REPLY")["revision"]
-    assert lab.notebook_metadata("notebook_chat") == {"version": 1, "conversations": {"conv-1": {
-        **RECORD, "revision": revision}}}
+    assert lab.notebook_metadata("notebook_chat") == {"version": 2, "conversations": {"conv-1": {
+        **STORED, "revision": revision}}}
 
 
 def test_a_write_over_corrupt_metadata_is_refused_and_leaves_it_untouched(lab: Lab) -> None:
@@ -82,4 +82,4 @@ def test_a_reopened_notebook_draws_the_widget_again_and_hands_it_the_record(lab:
     lab.save()
     lab.close_and_reopen()
     lab.run_cell(4)
-    assert printed(lab.wait_for_output(4, "^READY"), "READY")["record"] == {**RECORD, "revision": revision}
+    assert printed(lab.wait_for_output(4, "^READY"), "READY")["record"] == {**STORED, "revision": revision}

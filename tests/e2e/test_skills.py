@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import Lab
+from tests.e2e.lab import Lab, active_record
 from tests.skills.skill_folders import cleaning_skill, plotting_skill
 
 pytestmark = pytest.mark.browser
@@ -28,7 +28,7 @@ def stored_record(lab: Lab, key: str, wanted: str, timeout: float = 15.0) -> dic
     deadline = time.monotonic() + timeout
     while True:
         blob = lab.notebook_metadata("notebook_chat") or {}
-        record: dict[str, Any] = (blob.get("conversations") or {}).get(key) or {}
+        record = active_record(blob, key)
         if record.get(wanted):
             return record
         if time.monotonic() > deadline:

@@ -107,9 +107,9 @@ def test_the_quickstart_of_the_binder_build_chats_approves_and_saves_into_the_no
     roles = ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"]
     lab.page.wait_for_function(  # the turn's end is written into the open notebook's metadata, then saved
         "n => window.jupyterapp.shell.currentWidget.context.model.getMetadata('notebook_chat')"
-        "?.conversations?.chat?.messages?.length === n", arg=len(roles))
+        "?.conversations?.chat?.items?.main?.messages?.length === n", arg=len(roles))
     lab.save()
-    stored = lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["chat"]
+    stored = lab.read_notebook_from_disk()["metadata"]["notebook_chat"]["conversations"]["chat"]["items"]["main"]
     assert stored["paused_turn"] is None
     assert [message["role"] for message in stored["messages"]] == roles
     assert stored["messages"][-1]["content"].endswith("is on its way.`")

@@ -257,3 +257,10 @@ def test_chat_ask_in_the_openai_example_writes_nothing_to_stderr(run_example: Ca
     ask = cell(notebook, "ask")
     assert [output for output in ask.outputs if output.output_type == "stream" and output.name == "stderr"] == []
     assert "80.0 USD is 12080.00 JPY." in printed(ask)
+
+
+def test_the_quickstart_lists_both_conversations_after_starting_a_new_one_and_switching_back(
+        run_example: Callable[[str], Notebook]) -> None:
+    listed = text_of(run_example("quickstart.ipynb"), "conversations")
+    assert "('Scratch', 'idle')" in listed
+    assert "(\"What's the weather in Paris?\", 'idle')" in listed

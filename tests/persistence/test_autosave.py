@@ -65,8 +65,9 @@ async def test_streaming_saves_are_throttled_and_keep_the_partial_reply() -> Non
             super().__init__()
             self.partials: list[str] = []
 
-        def save(self, key: str, record: dict[str, Any]) -> None:
-            super().save(key, record)
+        def save(self, key: str, record: dict[str, Any], conversation_id: str | None = None, *,
+                 active: bool = False) -> None:
+            super().save(key, record, conversation_id, active=active)
             last = record["messages"][-1]
             if last["role"] == "assistant":
                 self.partials.append(last.get("content") or "")
@@ -89,12 +90,14 @@ async def test_a_reply_that_only_reasons_so_far_costs_no_whole_record_save_while
             super().__init__()
             self.whole_saves = 0
 
-        def save(self, key: str, record: dict[str, Any]) -> None:
-            super().save(key, record)
+        def save(self, key: str, record: dict[str, Any], conversation_id: str | None = None, *,
+                 active: bool = False) -> None:
+            super().save(key, record, conversation_id, active=active)
             self.whole_saves += 1
 
-        def save_messages(self, key: str, messages: list[dict[str, Any]], updated_at: str) -> bool:
-            stored = {m["id"] for m in self.load(key)["messages"]}
+        def save_messages(self, key: str, messages: list[dict[str, Any]], updated_at: str,
+                          conversation_id: str | None = None) -> bool:
+            stored = {m["id"] for m in self.load(key, conversation_id)["messages"]}
             return all(m["id"] in stored for m in messages)
 
     store = PatchingStore()

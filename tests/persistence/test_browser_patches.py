@@ -15,7 +15,7 @@ from notebook_chat.persistence import PersistenceError, RecordError
 from notebook_chat.persistence.notebook_store import NotebookMetadataStore
 
 from .test_notebook_store import Browser
-from .test_patch_sequences import Conversation
+from .test_patch_sequences import ChatModel, Conversation
 
 PATCHES_JS = Path(__file__).resolve().parents[2] / "js" / "widget" / "src" / "patches.js"
 NODE = shutil.which("node")
@@ -90,12 +90,52 @@ def test_the_browser_applies_random_write_sequences_to_the_same_entry_as_the_ref
         assert result == {"entry": expected}
 
 
+CHAT_STEPS = ["new", "switch", "delete", "rename", "append", "grow", "stream", "turn", "pause", "forget"]
+
+
+def writes_of_a_random_chat(seed: int) -> tuple[list[dict[str, Any]], Any]:
+    """A chat's saves across several conversations: new, switch, delete and rename interleaved with edits."""
+    rng = random.Random(seed)
+    browser = Browser()
+    chat = ChatModel(NotebookMetadataStore(browser))
+    for _ in range(40):
+        kind = rng.choice(CHAT_STEPS)
+        if kind in ("new", "forget"):
+            chat.step((kind,))
+        elif kind in ("switch", "delete"):
+            chat.step((kind, rng.randint(0, 9)))
+        elif kind == "rename":
+            chat.step((kind, rng.randint(0, 9), rng.choice(["Plots", "Überblick 😀", "中文"])))
+        else:
+            chat.step(random_step_of(rng, kind))
+    return browser.writes, browser.entries["k"]
+
+
+def random_step_of(rng: random.Random, kind: str) -> tuple[Any, ...]:
+    while True:
+        step = random_step(rng)
+        if step[0] == kind:
+            return step
+
+
+def test_the_browser_applies_random_writes_across_conversations_to_the_same_entry_as_the_reference() -> None:
+    sessions = [writes_of_a_random_chat(seed) for seed in range(40)]
+    results = run_in_node([{"entry": None, "writes": writes} for writes, _ in sessions])
+    paths = [op["path"] for writes, _ in sessions for write in writes if write["base"] is not None
+             for op in write["ops"]]
+    assert ["active"] in paths  # switches went as patches
+    assert any(path[:1] == ["items"] and len(path) == 2 for path in paths)  # new / deleted conversations too
+    for (_, expected), result in zip(sessions, results, strict=True):
+        assert result == {"entry": expected}
+
+
 def test_the_browser_refuses_a_patch_for_another_revision_or_one_that_does_not_fit() -> None:
-    entry = {"version": 1, "messages": [{"id": "m1", "role": "user", "content": "hi"}], "revision": "r-1"}
+    record = {"version": 1, "messages": [{"id": "m1", "role": "user", "content": "hi"}]}
+    entry = {"active": "a", "items": {"a": record}, "revision": "r-1"}
     stale = {"revision": "r-2", "base": "r-0", "ops": []}
-    short = {"revision": "r-2", "base": "r-1", "ops": [{"op": "append", "path": ["messages", 0, "content"],
-                                                        "at": 5, "text": "!"}]}
-    missing = {"revision": "r-2", "base": "r-1", "ops": [{"op": "set", "path": ["messages", 7, "content"],
-                                                          "value": "x"}]}
+    short = {"revision": "r-2", "base": "r-1", "ops": [
+        {"op": "append", "path": ["items", "a", "messages", 0, "content"], "at": 5, "text": "!"}]}
+    missing = {"revision": "r-2", "base": "r-1", "ops": [
+        {"op": "set", "path": ["items", "a", "messages", 7, "content"], "value": "x"}]}
     results = run_in_node([{"entry": entry, "writes": [write]} for write in (stale, short, missing)])
     assert results == [{"refused": "stale"}, {"refused": "mismatch"}, {"refused": "mismatch"}]

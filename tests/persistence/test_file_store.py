@@ -53,8 +53,9 @@ def test_the_file_is_canonical_json_in_the_notebook_metadata_shape(path: Path) -
     text = path.read_text(encoding="utf-8")
     data = json.loads(text)
     assert sorted(data) == ["conversations", "version"]
-    assert data["version"] == 1
+    assert data["version"] == 2
     assert list(data["conversations"]) == ["cell-1"]
+    assert data["conversations"]["cell-1"] == {"active": "main", "items": {"main": paused_record()}}
     assert text == json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
@@ -91,7 +92,13 @@ CORRUPT_FILES = {
     "no version": (b'{"conversations": {}}', "has no valid version number"),
     "conversations a list": (b'{"version": 1, "conversations": []}', "has no 'conversations' object"),
     "entry a string": (b'{"version": 1, "conversations": {"a": "x"}}', "conversation 'a' is a str"),
-    "future version": (b'{"version": 2, "conversations": {"a": {}}}', "written by a newer notebook_chat"),
+    "future version": (b'{"version": 3, "conversations": {"a": {}}}', "written by a newer notebook_chat"),
+    "items not an object": (b'{"version": 2, "conversations": {"a": {"active": "x", "items": []}}}',
+                            "items is not an object holding at least one conversation"),
+    "no conversation": (b'{"version": 2, "conversations": {"a": {"active": "x", "items": {}}}}',
+                        "items is not an object holding at least one conversation"),
+    "a conversation a list": (b'{"version": 2, "conversations": {"a": {"active": "x", "items": {"x": []}}}}',
+                              r"items\['x'\] is a list, not an object"),
 }
 
 

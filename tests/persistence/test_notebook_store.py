@@ -26,10 +26,13 @@ class Browser:
         self.writes.append(write)
         self.entries[write["key"]] = apply_write(self.entries.get(write["key"]), write)
 
-    def record(self, key: str) -> Any:
-        entry = dict(self.entries[key])
-        entry.pop("revision")
-        return entry
+    def record(self, key: str, conversation_id: str | None = None) -> Any:
+        """One conversation of the chat's entry (None: the active one)."""
+        entry = self.entries[key]
+        return entry["items"][conversation_id or entry["active"]]
+
+    def entry(self, key: str) -> Any:
+        return {name: value for name, value in self.entries[key].items() if name != "revision"}
 
 
 def record(text: str = "hi", *more: dict[str, Any], stamp: str = "2026-01-01T00:00:00Z") -> dict[str, Any]:
@@ -45,7 +48,8 @@ def test_the_first_save_sends_the_whole_record_and_keeps_a_copy() -> None:
     store = NotebookMetadataStore(browser)
     store.save("cell-1", record())
     assert browser.writes[0]["base"] is None
-    assert browser.writes[0]["ops"] == [{"op": "set", "path": [], "value": record()}]
+    assert browser.writes[0]["ops"] == [{"op": "set", "path": [], "value": {"items": {"main": record()},
+                                                                            "active": "main"}}]
     assert browser.record("cell-1") == record() == store.load("cell-1")
     assert store.keys() == ["cell-1"]
 
@@ -58,8 +62,8 @@ def test_a_later_save_sends_only_what_changed_based_on_the_revision_the_front_en
     write = browser.writes[1]
     assert write["base"] == browser.writes[0]["revision"]
     assert write["ops"] == [
-        {"op": "splice", "path": ["messages"], "start": 1, "delete": 0, "insert": [reply("Hello")]},
-        {"op": "set", "path": ["updated_at"], "value": "2026-01-01T00:00:01Z"}]
+        {"op": "splice", "path": ["items", "main", "messages"], "start": 1, "delete": 0, "insert": [reply("Hello")]},
+        {"op": "set", "path": ["items", "main", "updated_at"], "value": "2026-01-01T00:00:01Z"}]
     assert browser.record("k") == record("hi", reply("Hello"), stamp="2026-01-01T00:00:01Z")
 
 
@@ -77,7 +81,8 @@ def test_a_growing_reply_goes_as_text_appended_at_its_javascript_length() -> Non
     store.save("k", record("hi", reply("Emoji 😀 comes first. ")))
     grown = reply("Emoji 😀 comes first. " + "then a long sentence follows")
     assert store.save_messages("k", [grown], "2026-01-01T00:00:05Z")
-    assert browser.writes[1]["ops"][0] == {"op": "append", "path": ["messages", 1, "content"], "at": 22,
+    assert browser.writes[1]["ops"][0] == {"op": "append", "path": ["items", "main", "messages", 1, "content"],
+                                           "at": 22,
                                            "text": "then a long sentence follows"}
     assert browser.record("k") == record("hi", grown, stamp="2026-01-01T00:00:05Z")
 
@@ -92,9 +97,10 @@ def test_a_streaming_save_of_a_message_the_front_end_lacks_asks_for_a_whole_save
 
 def test_an_adopted_record_is_not_written_back_and_changes_patch_it() -> None:
     browser = Browser()
-    browser.entries["k"] = record()  # what the notebook holds (written before revisions existed)
+    stored = {"active": "main", "items": {"main": record()}}
+    browser.entries["k"] = stored  # what the notebook holds (written before revisions existed)
     store = NotebookMetadataStore(browser)
-    store.adopt("k", record(), None)
+    store.adopt("k", stored, None)
     store.save("k", record(stamp="2026-02-01T00:00:00Z"))
     assert browser.writes == []
     store.save("k", record("hi", reply("Hello")))
@@ -129,7 +135,8 @@ def test_a_turn_entry_that_ends_goes_as_its_changed_fields() -> None:
     ended = record_of([{"id": "m1", "role": "user", "content": "hi"}],
                       turns=[turn("t1", "2026-01-01T00:00:00Z", "2026-01-01T00:00:09Z", "completed")])
     store.save("k", ended)
-    assert [op["path"] for op in browser.writes[1]["ops"]] == [["turns", 0, "ended_at"], ["turns", 0, "end_reason"]]
+    assert [op["path"] for op in browser.writes[1]["ops"]] == [
+        ["items", "main", "turns", 0, "ended_at"], ["items", "main", "turns", 0, "end_reason"]]
     assert browser.record("k") == ended
 
 
@@ -190,3 +197,76 @@ def test_delete_forgets_the_key_and_asks_the_front_end_to_drop_it() -> None:
 def test_an_empty_key_is_refused() -> None:
     with pytest.raises(ValueError, match="non-empty string"):
         NotebookMetadataStore(Browser()).save("", record())
+
+
+def test_saving_another_conversation_sends_only_that_record_and_keeps_the_active_one() -> None:
+    browser = Browser()
+    store = NotebookMetadataStore(browser)
+    store.save("k", record("first"), "a")
+    store.save("k", record("second"), "b")
+    assert browser.writes[-1]["ops"] == [{"op": "set", "path": ["items", "b"], "value": record("second")}]
+    assert store.load("k") == record("first") == browser.record("k")
+    assert store.load("k", "b") == record("second") == browser.record("k", "b")
+
+
+def test_activating_and_deleting_one_conversation_are_each_one_small_patch() -> None:
+    browser = Browser()
+    store = NotebookMetadataStore(browser)
+    store.save("k", record("first"), "a")
+    store.save("k", record("second"), "b", active=True)
+    assert browser.writes[-1]["ops"][-1] == {"op": "set", "path": ["active"], "value": "b"}
+    store.activate("k", "a")
+    store.delete("k", "b")
+    assert [write["ops"] for write in browser.writes[-2:]] == [
+        [{"op": "set", "path": ["active"], "value": "a"}], [{"op": "delete", "path": ["items", "b"]}]]
+    assert store.load_entry("k") == {"active": "a", "items": {"a": record("first")}} == browser.entry("k")
+
+
+def test_a_streamed_reply_in_one_conversation_sends_only_its_growth_under_that_conversation() -> None:
+    browser = Browser()
+    store = NotebookMetadataStore(browser)
+    store.save("k", record("first"), "a")
+    store.save("k", record("second", reply("x" * 20)), "b", active=True)
+    sent_before = len(browser.writes)
+    grown = "x" * 20 + "y" * 5
+    assert store.save_messages("k", [reply(grown)], "2026-01-01T00:00:05Z", "b")
+    ops = browser.writes[-1]["ops"]
+    assert len(browser.writes) == sent_before + 1
+    assert ops[0] == {"op": "append", "path": ["items", "b", "messages", 1, "content"], "at": 20, "text": "y" * 5}
+    assert all(op["path"][:2] == ["items", "b"] for op in ops)
+    assert browser.record("k", "b")["messages"][1]["content"] == grown
+    assert browser.record("k", "a") == record("first")
+
+
+def test_deleting_the_active_conversation_hands_over_to_the_last_other_one_in_the_same_patch() -> None:
+    browser = Browser()
+    store = NotebookMetadataStore(browser)
+    store.save("k", record("first"), "a")
+    store.save("k", record("second"), "b", active=True)
+    store.delete("k", "b")
+    assert browser.writes[-1]["ops"] == [{"op": "delete", "path": ["items", "b"]},
+                                         {"op": "set", "path": ["active"], "value": "a"}]
+    assert browser.entry("k") == {"active": "a", "items": {"a": record("first")}}
+
+
+def test_deleting_the_last_conversation_deletes_the_chats_entry() -> None:
+    browser = Browser()
+    store = NotebookMetadataStore(browser)
+    store.save("k", record("only"), "a")
+    store.delete("k", "a")
+    assert browser.writes[-1]["ops"] == [{"op": "delete", "path": []}]
+    assert browser.entries["k"] is None
+    assert store.keys() == []
+
+
+def test_a_version_1_record_handed_over_is_migrated_whole_by_the_first_write() -> None:
+    browser = Browser()
+    store = NotebookMetadataStore(browser)
+    flat = {**record("old"), "revision": "abc-1"}
+    browser.entries["k"] = flat
+    store.adopt("k", flat, "abc-1")
+    assert store.revision("k") is None
+    assert browser.writes == []
+    store.save("k", record("old", reply("new answer")))
+    assert browser.writes[-1]["base"] is None
+    assert browser.entry("k") == {"active": "main", "items": {"main": record("old", reply("new answer"))}}

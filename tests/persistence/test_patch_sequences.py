@@ -142,3 +142,132 @@ def save(store: NotebookMetadataStore, step: tuple[Any, ...], record: dict[str, 
 
 def unstamped(record: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in record.items() if key != "updated_at"}
+
+
+# ------------------------------------------------------------------------------------- many conversations per chat
+
+chat_steps = st.lists(st.one_of(
+    st.one_of(  # the single-conversation steps, on the active one
+        st.tuples(st.just("append"), st.sampled_from(["user", "assistant"]), texts),
+        st.tuples(st.just("grow"), indices, texts),
+        st.tuples(st.just("stream"), texts),
+        st.tuples(st.just("remove"), indices),
+        st.tuples(st.just("turn"), st.booleans()),
+        st.tuples(st.just("pause"), st.booleans()),
+        st.tuples(st.just("hostile"), indices, st.sampled_from(["secret", "role", "content"])),
+    ),
+    st.tuples(st.just("new"),),
+    st.tuples(st.just("switch"), indices),
+    st.tuples(st.just("delete"), indices),
+    st.tuples(st.just("rename"), indices, texts),
+    st.tuples(st.just("forget"),),
+), min_size=1, max_size=30)
+
+
+class ChatModel:
+    """What a chat holds: its conversations (each a `Conversation`), the active one, and what was last saved of
+    each (what the browser must hold)."""
+
+    def __init__(self, store: NotebookMetadataStore) -> None:
+        self.store = store
+        self.conversations: dict[str, Conversation] = {}
+        self.saved: dict[str, dict[str, Any]] = {}
+        self.active = ""
+        self.made = 0
+        self.new()
+
+    def new(self) -> None:
+        self.made += 1
+        self.active = f"c{self.made}"
+        self.conversations[self.active] = Conversation()
+        self.store.save("k", self.conversations[self.active].record, self.active, active=True)
+        self.saved[self.active] = copy.deepcopy(self.conversations[self.active].record)
+
+    def pick(self, index: int) -> str:
+        ids = list(self.conversations)
+        return ids[index % len(ids)]
+
+    def expected(self) -> dict[str, Any]:
+        return {"active": self.active, "items": self.saved}
+
+    def step(self, step: tuple[Any, ...]) -> str | None:
+        """Apply one step and save it as the chat does; the id of the one conversation whose record it wrote."""
+        kind = step[0]
+        if kind == "forget":
+            self.store.forget_front_end_copy("k")
+        elif kind == "new":
+            self.new()
+            return self.active
+        elif kind == "switch":
+            self.active = self.pick(step[1])
+            self.store.activate("k", self.active)
+        elif kind == "delete" and len(self.conversations) > 1:
+            gone = self.pick(step[1])
+            self.store.delete("k", gone)
+            del self.conversations[gone], self.saved[gone]
+            if gone == self.active:
+                self.active = list(self.conversations)[-1]
+        elif kind == "rename":
+            target = self.pick(step[1])
+            self.conversations[target].record["title"] = "T " + step[2]
+            self.store.save("k", self.conversations[target].record, target)
+            self.saved[target] = copy.deepcopy(self.conversations[target].record)
+            return target
+        elif kind != "delete":
+            conversation = self.conversations[self.active]
+            before = copy.deepcopy(conversation.record)
+            conversation.change(step)
+            if save_one(self.store, step, conversation.record, self.active) is not None:
+                conversation.record = before  # refused: the engine keeps what it had, the browser too
+            else:
+                self.saved[self.active] = copy.deepcopy(conversation.record)
+            return self.active
+        return None
+
+
+def save_one(store: NotebookMetadataStore, step: tuple[Any, ...], record: dict[str, Any],
+             conversation_id: str) -> Exception | None:
+    """`save` for one conversation of the chat."""
+    try:
+        if step[0] == "stream" and record["messages"] and record["messages"][-1]["role"] == "assistant":
+            last = record["messages"][-1]
+            last["content"] = str(last.get("content") or "") + step[1] * 4
+            if not store.save_messages("k", [last], record["updated_at"], conversation_id):
+                store.save("k", record, conversation_id)
+        else:
+            store.save("k", record, conversation_id)
+    except (PersistenceError, RecordError) as refusal:
+        return refusal
+    return None
+
+
+def comparable(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry with each record's time stamp left out (a save where only it moved writes nothing)."""
+    return {"active": entry["active"], "items": {cid: unstamped(record) for cid, record in entry["items"].items()}}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chat_steps)
+def test_random_sequences_across_conversations_leave_the_browser_with_every_last_saved_conversation(
+        sequence: list[tuple[Any, ...]]) -> None:
+    browser = Browser()
+    store = NotebookMetadataStore(browser)
+    chat = ChatModel(store)
+    unknown = False
+    for step in sequence:
+        writes = len(browser.writes)
+        wrote = chat.step(step)
+        unknown = unknown or step[0] == "forget"
+        for write in browser.writes[writes:]:
+            if write["base"] is None:
+                assert unknown, f"{step[0]} sent the whole entry while the browser's copy was known"
+                unknown = False
+                continue
+            for op in write["ops"]:
+                touched = op["path"][:2]
+                assert touched in (["active"], ["items", wrote]) or (
+                    step[0] == "delete" and op["path"][0] == "items" and len(op["path"]) == 2), \
+                    f"{step[0]} wrote {op['path']} (another conversation than {wrote!r})"
+        assert comparable(browser.entry("k")) == comparable(chat.expected())
+        assert comparable(store.load_entry("k")) == comparable(chat.expected())  # type: ignore[arg-type]
+        assert set(browser.entry("k")["items"]) == set(chat.conversations)

@@ -81,7 +81,7 @@ async def test_a_paused_turn_restored_from_a_file_store_in_a_fresh_engine_runs_t
         tmp_path: Path) -> None:
     first_kernel = Ledger()
     messages = await pause_and_save(tmp_path, first_kernel)
-    stored = json.loads(store_path(tmp_path).read_text())["conversations"]["conv"]
+    stored = json.loads(store_path(tmp_path).read_text())["conversations"]["conv"]["items"]["main"]
     assert stored["paused_turn"]["tool_call_ids"] == ["c_delete"]
     second_kernel = Ledger()
     provider = ScriptedProvider().text("deleted it")
@@ -157,7 +157,7 @@ async def test_restore_is_refused_for_an_unknown_snapshot_version(tmp_path: Path
     messages = await pause_and_save(tmp_path, Ledger())
     path = store_path(tmp_path)
     data = json.loads(path.read_text())
-    data["conversations"]["conv"]["paused_turn"]["version"] = 99
+    data["conversations"]["conv"]["items"]["main"]["paused_turn"]["version"] = 99
     path.write_text(json.dumps(data))
     ledger = Ledger()
     engine = fresh_engine(tmp_path, ledger, messages, ScriptedProvider())

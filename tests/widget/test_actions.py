@@ -21,7 +21,18 @@ VALID: dict[str, dict[str, Any]] = {
     "edit_and_resend": {"kind": "edit_and_resend", "message_id": "msg_1", "text": "shorter"},
     "complete_mentions": {"kind": "complete_mentions", "prefix": "df"},
     "view_resync": {"kind": "view_resync"},
+    "new_conversation": {"kind": "new_conversation", "title": "Plots"},
+    "switch_conversation": {"kind": "switch_conversation", "conversation_id": "c1"},
+    "rename_conversation": {"kind": "rename_conversation", "conversation_id": "c1", "title": "Sales"},
+    "delete_conversation": {"kind": "delete_conversation", "conversation_id": "c1"},
+    "clear_conversation": {"kind": "clear_conversation"},
+    "export_conversation": {"kind": "export_conversation", "conversation_id": None, "format": "cells"},
 }
+
+
+def test_an_export_in_an_unknown_format_is_rejected_naming_the_formats() -> None:
+    with pytest.raises(ActionError, match="field 'format' must be one of markdown, cells"):
+        parse_action({"kind": "export_conversation", "format": "pdf"})
 
 
 def test_every_kind_in_the_table_has_a_valid_example_here() -> None:
@@ -47,7 +58,7 @@ def test_optional_fields_accept_null() -> None:
 
 
 def test_an_unknown_kind_is_rejected_naming_the_known_kinds() -> None:
-    known = r"unknown action kind 'explode' \(known: approve, complete_mentions, continue"
+    known = r"unknown action kind 'explode' \(known: approve, clear_conversation, complete_mentions, continue"
     with pytest.raises(ActionError, match=known):
         parse_action({"kind": "explode"})
 

@@ -12,7 +12,7 @@ from notebook_chat.persistence import FileStore
 from notebook_chat.providers import DemoModel, OpenAIChat
 from notebook_chat.testing import ScriptedProvider
 
-from .widget_doubles import RecordingComm, drawn, notebook_entry
+from .widget_doubles import RecordingComm, active_conversation, drawn, notebook_entry
 
 
 def sent(chat: Chat) -> list[dict[str, Any]]:
@@ -147,7 +147,7 @@ async def test_the_browser_restores_a_paused_turn_from_notebook_metadata_and_app
         recording_comms: list[RecordingComm]) -> None:
     ran: list[str] = []
     record = await record_paused_on_drop_table(ran)
-    assert record["paused_turn"]["tool_call_ids"] == ["c1"]
+    assert active_conversation(record)["paused_turn"]["tool_call_ids"] == ["c1"]
 
     restarted: list[str] = []
     second = approval_chat(ScriptedProvider().text("dropped it"), restarted, key="cell-1")
@@ -159,6 +159,7 @@ async def test_the_browser_restores_a_paused_turn_from_notebook_metadata_and_app
     assert ran == []
     final = notebook_entry([{"kind": "persist", "key": "cell-1", "revision": record["revision"], "base": None,
                              "ops": [{"op": "set", "path": [], "value": record}]}, *sent(second)])
+    final = active_conversation(final)
     assert final["paused_turn"] is None
     assert final["turns"][-1]["end_reason"] == "completed"
 
@@ -309,10 +310,10 @@ async def test_a_notebook_restore_loads_into_the_same_engine_so_user_plugins_and
     assert chat.engine is engine
     assert plugin.ctx is not None
     assert plugin.ctx.engine is chat.engine
-    assert plugin.calls == ["init", f"load:{len(record['messages'])}"]
+    assert plugin.calls == ["init", f"load:{len(active_conversation(record)['messages'])}"]
     assert chat.state.is_paused
     assert events  # the restore reached the one subscriber
     await chat.deny("c1")
     await chat.send("go on")
-    assert plugin.calls == ["init", f"load:{len(record['messages'])}", "turn"]
+    assert plugin.calls == ["init", f"load:{len(active_conversation(record)['messages'])}", "turn"]
     assert plugin.ctx.messages[-1]["content"] == "and more"

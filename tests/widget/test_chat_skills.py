@@ -14,7 +14,7 @@ from notebook_chat.plugins import skills as skill_tools
 from notebook_chat.testing import ScriptedProvider
 from tests.skills.skill_folders import CLEANING_BODY, cleaning_skill, plotting_skill
 
-from .widget_doubles import RecordingComm, notebook_entry
+from .widget_doubles import RecordingComm, active_conversation, notebook_entry
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ async def test_the_selection_is_written_to_the_notebook_and_a_restarted_chat_get
     first.skills.select("plotting-style")
     await first.send("hello")
     record = notebook_entry(sent(first))
-    assert record["plugins"] == {"skills": {"active": ["plotting-style"]}}
+    assert active_conversation(record)["plugins"] == {"skills": {"active": ["plotting-style"]}}
 
     second = Chat(ScriptedProvider(), skills=folders, key="cell-1")
     assert second.skills.active == []

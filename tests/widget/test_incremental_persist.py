@@ -11,7 +11,7 @@ from typing import Any
 from notebook_chat import Chat
 from notebook_chat.testing import ScriptedProvider
 
-from .widget_doubles import RecordingComm, notebook_entry
+from .widget_doubles import RecordingComm, active_conversation, notebook_entry
 
 
 async def browser_sends(chat: Chat, content: dict[str, Any]) -> None:
@@ -66,9 +66,9 @@ async def test_a_record_written_before_revisions_is_adopted_and_patched_from_the
     writes = persists(restarted)
     assert writes[0]["base"] == ""
     assert not any(whole(write) for write in writes)
-    assert notebook_entry([{"kind": "persist", "key": "cell-1", "revision": "", "base": None,
-                            "ops": [{"op": "set", "path": [], "value": entry}]}, *sent(restarted)])[
-        "messages"][-1]["content"] == "more"
+    assert active_conversation(notebook_entry([{"kind": "persist", "key": "cell-1", "revision": "", "base": None,
+                                                "ops": [{"op": "set", "path": [], "value": entry}]},
+                                               *sent(restarted)]))["messages"][-1]["content"] == "more"
 
 
 async def test_a_streamed_reply_is_written_as_appended_text_after_one_whole_record(
@@ -83,7 +83,7 @@ async def test_a_streamed_reply_is_written_as_appended_text_after_one_whole_reco
     appends = [op for write in writes for op in write["ops"] if op["op"] == "append"]
     assert len(appends) >= 3
     assert all(write["base"] == before["revision"] for before, write in itertools.pairwise(writes))
-    assert notebook_entry(sent(chat))["messages"][-1]["content"] == "word " * 400
+    assert active_conversation(notebook_entry(sent(chat)))["messages"][-1]["content"] == "word " * 400
 
 
 async def test_a_patch_the_browser_refuses_as_stale_brings_the_whole_record_and_no_notice(
@@ -111,4 +111,4 @@ async def test_a_re_rendered_view_holding_the_kernels_revision_gets_no_write_and
     assert len(persists(chat)) == before
     await browser_sends(chat, {"kind": "ready", "notebook": True, "cell_id": "k", "record": older})
     assert whole(persists(chat)[before])
-    assert [m["content"] for m in persists(chat)[before]["ops"][0]["value"]["messages"]][-1] == "two"
+    assert active_conversation(persists(chat)[before]["ops"][0]["value"])["messages"][-1]["content"] == "two"

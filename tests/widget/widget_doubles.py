@@ -157,3 +157,8 @@ def notebook_entry(sent: list[dict[str, Any]], key: str | None = None) -> Any:
             key = message["key"]
             entry = apply_write(entry, message)
     return entry
+
+
+def active_conversation(entry: Any) -> Any:
+    """The active conversation's record in a chat's stored entry (`{"active", "items"}`, container version 2)."""
+    return entry["items"][entry["active"]]

@@ -14,6 +14,12 @@ export const ACTIONS = {
   remove_message: ["message_id"],
   edit_and_resend: ["message_id", "text"],
   complete_mentions: ["prefix"],
+  new_conversation: ["title"],
+  switch_conversation: ["conversation_id"],
+  rename_conversation: ["conversation_id", "title"],
+  delete_conversation: ["conversation_id"],
+  clear_conversation: [],
+  export_conversation: ["conversation_id", "format"],
   persisted: ["key", "ok", "error", "revision", "stale"],
   view_resync: [],
 };

@@ -2,6 +2,7 @@
 // Keys stay inside (keys.js); the list follows new content (scroll_follow.js); the composer keeps focus and its
 // draft (drafts.js) and is never disabled by a turn: while one runs, the Send button says why it waits.
 import { ACTIONS, ActionSender } from "./actions.js";
+import { ConversationHeader } from "./conversation_header.js";
 import { readDraft, writeDraft } from "./drafts.js";
 import { t } from "./i18n.js";
 import { EmptyState } from "./empty_state.js";
@@ -30,7 +31,8 @@ const END_REASONS = new Set(["max-tokens", "aborted", "error", "interrupted"]);
  * @typedef {{messages: import("./message_list.js").MessageView[], status: Status,
  *   continue_offer: {message_id: string|null, reason?: string}|null, notice?: string|null,
  *   commands?: {name: string, description?: string}[],
- *   tools?: Record<string, import("./tool_card.js").ToolInfo>, prompts?: string[]}} View
+ *   tools?: Record<string, import("./tool_card.js").ToolInfo>, prompts?: string[],
+ *   conversations?: import("./conversation_header.js").ConversationsView}} View
  */
 
 export class ChatView {
@@ -46,10 +48,14 @@ export class ChatView {
     this.view = null;
     this.dead = false;
     this.draftKey = "";
+    /** @type {string | null} a request state that keeps the command note (see note) */
+    this.noteSurvives = null;
     /** @type {Record<string, import("./tool_card.js").ToolInfo>} the kernel's tools (description, approval) */
     this.tools = {};
     /** @type {(() => void) | null} */
     this.saveNotebook = null;
+    /** @type {((cells: {cell_type: string, source: string}[]) => boolean) | null} */
+    this.insertCells = null;
     const send = this.actions.send.bind(this.actions);
 
     el.classList.add("nbc-root");
@@ -64,7 +70,8 @@ export class ChatView {
     this.deadNotice = div("nbc-dead");
     this.deadNotice.setAttribute("role", "alert");
     this.deadNotice.hidden = true;
-    this.header.append(this.title, this.storage);
+    this.conversations = new ConversationHeader(send, (error) => this.showError(error), () => this.insertCells);
+    this.header.append(this.title, this.storage, this.conversations.el);
 
     this.skills = new SkillChips(send, (error) => this.showError(error));
     this.list = new MessageList({
@@ -122,6 +129,7 @@ export class ChatView {
     }
     else if (msg.kind === "action_result") this.actions.result(msg, (error) => this.showError(error));
     else if (msg.kind === "mention_options") this.mentions.show(msg);
+    else if (msg.kind === "export") this.conversations.handleExport(msg);
   }
 
   /** @param {View} view */
@@ -139,6 +147,7 @@ export class ChatView {
       empty: !(view.messages ?? []).some((m) => !m.hidden && (m.role === "user" || m.role === "assistant")),
     });
     this.skills.render(view.skills);
+    this.conversations.render(view.conversations);
     this.renderStatus(view.status ?? { request_state: "idle" });
     this.placeContinue(view);
     this.markLastMessages(view);
@@ -200,6 +209,7 @@ export class ChatView {
 
   /**
    * @param {{available: boolean, path?: string|null, insertCellBelow?: (code: string) => void,
+   *   insertCellsBelow?: (cells: {cell_type: string, source: string}[]) => boolean,
    *   save?: () => Promise<void>}} bridge
    */
   setBridge(bridge) {
@@ -211,6 +221,8 @@ export class ChatView {
     this.storage.hidden = bridge.available;
     this.storage.textContent = bridge.available ? "" : t("storage.none");
     this.storage.title = bridge.available ? "" : t("storage.none_title");
+    const cells = bridge.available && typeof bridge.insertCellsBelow === "function" ? bridge.insertCellsBelow : null;
+    this.insertCells = cells ? (/** @type {any[]} */ list) => cells.call(bridge, list) : null;
     const insert = bridge.available && typeof bridge.insertCellBelow === "function" ? bridge.insertCellBelow : null;
     if (insert !== this.insertCell) {
       this.insertCell = insert ? (code) => insert.call(bridge, code) : null;
@@ -238,7 +250,11 @@ export class ChatView {
   renderStatus(status) {
     const state = status.request_state ?? "idle";
     const phase = status.processing_state ?? "";
-    if (state !== this.el.dataset.state) this.commandNote = "";
+    if (state !== this.el.dataset.state) {
+      // a command's note lasts until the request state changes, except into the state the command itself leads to
+      if (this.noteSurvives !== state) this.commandNote = "";
+      this.noteSurvives = null;
+    }
     this.el.dataset.state = state;
     this.status.dataset.state = state;
     this.status.dataset.phase = phase;
@@ -304,7 +320,7 @@ export class ChatView {
       send: (msg, onError) => this.actions.send(msg, onError),
       stop: () => this.stop(),
       help: () => this.toggleHelp(true),
-      note: (text) => this.note(text),
+      note: (text, survives) => this.note(text, survives),
       submit: () => this.submit(),
       pluginCommands: () => (Array.isArray(this.view?.commands) ? this.view.commands : []),
     });
@@ -358,9 +374,14 @@ export class ChatView {
     this.helpButton.setAttribute("aria-expanded", String(open));
   }
 
-  /** What a slash command did, said in the status line (until the request state changes). @param {string} text */
-  note(text) {
+  /**
+   * What a slash command did, said in the status line (until the request state changes; `survives`: a state the
+   * command itself leads to, e.g. "idle" after /new or /clear, which keeps it).
+   * @param {string} text @param {string | null} [survives]
+   */
+  note(text, survives = null) {
     this.commandNote = text;
+    this.noteSurvives = survives;
     this.renderStatus(this.view?.status ?? { request_state: "idle" });
   }
 

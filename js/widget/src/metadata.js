@@ -9,7 +9,10 @@
 import { applyWrite } from './patches.js';
 
 export const METADATA_KEY = 'notebook_chat';
-export const METADATA_VERSION = 1;
+export const METADATA_VERSION = 2;
+/** Versions this front end reads (1: one record per chat key; 2: {active, items} per chat key). A version-1 record
+ * stays as it is until the kernel's first write, which sends the chat's whole version-2 entry. */
+export const READABLE_VERSIONS = [1, 2];
 const ATTACH_TIMEOUT_MS = 5000;
 
 /**
@@ -24,6 +27,7 @@ const ATTACH_TIMEOUT_MS = 5000;
  *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}) => Promise<string | null>,
  *   insertCellBelow: (code: string) => boolean,
  *   writeFallback: (bundle: unknown) => boolean,
+ *   insertCellsBelow: (cells: {cell_type: string, source: string}[]) => boolean,
  *   save: () => Promise<void>,
  * }} NotebookHandle
  */
@@ -64,6 +68,7 @@ export function unavailable() {
     },
     insertCellBelow: () => false,
     writeFallback: () => false,
+    insertCellsBelow: () => false,
     save: async () => {},
   };
 }
@@ -159,6 +164,21 @@ function makeHandle(via, context, listCells, el) {
       }
       return true;
     },
+    /** Cells in order right below the widget's cell (an export: markdown and code cells). */
+    insertCellsBelow(cells) {
+      if (cellId === null || !Array.isArray(cells)) {
+        return false;
+      }
+      const index = listCells().findIndex((cell) => cell.id === cellId);
+      if (index < 0) {
+        return false;
+      }
+      const made = cells
+        .filter((cell) => isObject(cell) && typeof cell.source === 'string')
+        .map((cell) => ({ cell_type: cell.cell_type === 'code' ? 'code' : 'markdown', source: cell.source, metadata: {} }));
+      notebook.sharedModel.insertCells(index + 1, made);
+      return true;
+    },
     insertCellBelow(code) {
       if (cellId === null || typeof code !== 'string') {
         return false;
@@ -185,9 +205,9 @@ function readSection(notebook) {
   if (!isObject(raw)) {
     throw new Error(`notebook metadata "${METADATA_KEY}" is not an object; left untouched`);
   }
-  if (raw.version !== undefined && raw.version !== METADATA_VERSION) {
+  if (raw.version !== undefined && !READABLE_VERSIONS.includes(raw.version)) {
     throw new Error(`notebook metadata "${METADATA_KEY}" has version ${JSON.stringify(raw.version)}; ` +
-      `this front end understands ${METADATA_VERSION}; left untouched`);
+      `this front end understands ${READABLE_VERSIONS.join(' and ')}; left untouched`);
   }
   const conversations = raw.conversations ?? {};
   if (!isObject(conversations)) {

@@ -14,7 +14,7 @@ const COMMAND = /^\/([\w.-]+)(?:\s+([\s\S]*))?$/;
  * What the commands need from the chat view.
  * @typedef {{running: () => boolean, paused: () => boolean, continueOffered: () => boolean,
  *   send: (msg: {kind: string} & Record<string, any>, onError?: (error: string) => void) => unknown,
- *   stop: () => void, help: () => void, note: (text: string) => void, submit: () => void,
+ *   stop: () => void, help: () => void, note: (text: string, survives?: string | null) => void, submit: () => void,
  *   pluginCommands: () => {name: string, description?: string}[]}} Host
  * @typedef {{name: string, argument?: string, description: string, action?: string,
  *   run: (host: Host, argument: string) => void}} Command
@@ -32,9 +32,12 @@ function refusedWhileRunning(host, name) {
   return true;
 }
 
-/** @param {Host} host @param {string} done said in the status line once the kernel took the action */
-function reporter(host, done) {
-  host.note(done);
+/**
+ * @param {Host} host @param {string} done said in the status line once the kernel took the action
+ * @param {string | null} [survives] a request state the action leads to, which keeps the note (see ChatView.note)
+ */
+function reporter(host, done, survives = null) {
+  host.note(done, survives);
   return (/** @type {string} */ error) => host.note(t("slash.failed", { error }));
 }
 
@@ -59,15 +62,16 @@ const BUILTIN = [
   {
     name: "new", description: "slash.new", action: "new_conversation",
     run(host) {
-      if (refusedWhileRunning(host, "/new")) return;
-      host.send(action("new_conversation"), reporter(host, t("slash.new_done")));
+      // a conversation waiting for an approval stays paused in the list: only a reply being written refuses
+      if (host.running()) return host.note(t("slash.busy", { name: "/new" }));
+      host.send(action("new_conversation"), reporter(host, t("slash.new_done"), "idle"));
     },
   },
   {
-    name: "clear", description: "slash.clear", action: "clear",
+    name: "clear", description: "slash.clear", action: "clear_conversation",
     run(host) {
       if (refusedWhileRunning(host, "/clear")) return;
-      host.send(action("clear"), reporter(host, t("slash.clear_done")));
+      host.send(action("clear_conversation"), reporter(host, t("slash.clear_done"), "idle"));
     },
   },
   {
