@@ -195,9 +195,19 @@ class ChatWidget(anywidget.AnyWidget):
 
 
 def _streaming_only(ops: Any) -> bool:
-    """A write that only grows streamed text (and moves the time stamp): the transcript waits for the turn's end."""
-    return isinstance(ops, list) and all(isinstance(op, Mapping) and (op.get("op") == "append" or _is_stamp(op))
+    """A write that only grows streamed text (and moves the time stamp): the transcript waits for the turn's end.
+    A reply's text goes as a `set` while it is short (its first streaming save), then as appends."""
+    return isinstance(ops, list) and all(isinstance(op, Mapping) and (op.get("op") == "append" or _is_stamp(op)
+                                                                      or _is_text_set(op))
                                          for op in ops)
+
+
+def _is_text_set(op: Mapping[str, Any]) -> bool:
+    """A `set` of a message's streamed text (``[..., "messages", i, "content" | "reasoning_content"]``)."""
+    path = op.get("path")
+    return (op.get("op") == "set" and isinstance(path, list) and len(path) >= 3 and path[-3] == "messages"
+            and type(path[-2]) is int and path[-1] in ("content", "reasoning_content")
+            and isinstance(op.get("value"), str))
 
 
 def _is_stamp(op: Mapping[str, Any]) -> bool:

@@ -116,6 +116,18 @@ async def test_a_streaming_write_carries_no_transcript(recording_comms: list[Rec
     assert persists(chat)[-1] == {"kind": "persist", **write}
 
 
+async def test_a_reply_s_first_streaming_write_a_set_of_its_short_text_carries_no_transcript(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider(), key="k")
+    await displayed_in_a_notebook(chat)
+    write = {"key": "k", "revision": "r-2", "base": "r-1",
+             "ops": [{"op": "set", "path": ["messages", 1, "content"], "value": "The first words"},
+                     {"op": "set", "path": ["messages", 1, "reasoning_content"], "value": "Thinking"},
+                     {"op": "set", "path": ["updated_at"], "value": "2026-01-01T00:00:00Z"}]}
+    chat.widget.persist(write)
+    assert persists(chat)[-1] == {"kind": "persist", **write}
+
+
 async def test_a_streaming_write_into_one_of_many_conversations_carries_no_transcript(
         recording_comms: list[RecordingComm]) -> None:
     chat = Chat(ScriptedProvider(), key="k")
