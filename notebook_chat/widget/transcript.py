@@ -20,8 +20,10 @@ MAX_TEXT_CHARS = 20_000
 """Longest message text kept in the transcript (longer text is cut with a note)."""
 MAX_RESULT_CHARS = 300
 """Longest tool result kept on a call's line."""
-MAX_MESSAGES = 500
-"""Most recent visible messages kept (older ones are counted, not shown)."""
+MAX_MESSAGES = 50
+"""Most recent visible messages kept (older ones are counted, not shown): the transcript is rebuilt at every turn
+boundary, so its cost stays the same however long the conversation grows (the whole conversation is in the
+notebook's metadata, where the JupyterLab extension draws it)."""
 MARKER = "notebook-chat-transcript"
 """The class of the transcript's root element (the JupyterLab extension finds the kernel-less view by it)."""
 
@@ -30,11 +32,20 @@ ROLE_LABELS = {"user": "You", "assistant": "Assistant"}
 
 def transcript_bundle(messages: Iterable[Mapping[str, Any]], *, title: str = "") -> dict[str, str]:
     """``{"text/plain", "text/html"}`` of the visible user and assistant messages of ``messages``."""
-    items = list(messages)
-    results = {str(m.get("tool_call_id")): m for m in items if m.get("role") == "tool"}
-    visible = [m for m in items if m.get("role") in ROLE_LABELS and not _hidden(m)]
-    left_out = max(0, len(visible) - MAX_MESSAGES)
-    visible = visible[left_out:]
+    items = messages if isinstance(messages, list) else list(messages)
+    results: dict[str, Mapping[str, Any]] = {}
+    visible: list[Mapping[str, Any]] = []
+    left_out = 0
+    for message in reversed(items):  # the latest first: a call's results come after it, so they are seen first
+        role = message.get("role")
+        if role == "tool":
+            results.setdefault(str(message.get("tool_call_id")), message)
+        elif role in ROLE_LABELS and not _hidden(message):
+            if len(visible) < MAX_MESSAGES:
+                visible.append(message)
+            else:
+                left_out += 1
+    visible.reverse()
     entries = [(str(m["role"]), _text(m.get("content")), _calls(m, results)) for m in visible]
     heading = f"Chat — {title}" if title else "Chat"
     return {"text/plain": _plain(heading, entries, left_out), "text/html": _html(heading, entries, left_out)}
