@@ -1,5 +1,6 @@
 """The examples tell the truth on Run All in JupyterLab (issue 13, item 11): the quickstart ends on a pending
-Approve/Deny card for the reader to click."""
+Approve/Deny card for the reader to click, and running an example again after Restart Kernel shows the same
+transcript (the example starts a fresh conversation; the stored one is not restored and appended to)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,18 @@ def test_run_all_of_the_quickstart_ends_on_the_send_email_card_waiting_for_the_r
     assert card.locator("[data-action=approve]").is_enabled()
     assert card.locator("[data-action=deny]").is_enabled()
     assert chat.card("success").filter(has_text="send_email").count() == 0  # nothing approved it from code
+
+
+def test_restart_kernel_then_run_all_of_the_continue_example_shows_the_same_transcript(lab: Lab) -> None:
+    cells = code_cells("continue.ipynb")
+    lab.open_notebook("continue.ipynb", cells)
+    run_all(lab, cells)
+    chat = ChatPage(lab, cell=chat_cell(cells))
+    chat.wait_state("completed")
+    first = transcript(chat)
+    assert len(first) >= 6
+
+    lab.restart_kernel()
+    run_all(lab, cells)
+    chat.wait_state("completed")
+    assert transcript(chat) == first

@@ -162,3 +162,42 @@ def test_a_version_1_record_is_drawn_as_the_one_conversation(lab: Lab) -> None:
     assert "Old question?" in text
     assert "Old answer." in text
     assert "(active)" not in text
+
+
+V2_SETUP = """
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+provider = ScriptedProvider().text("Paris is the capital of France.").text("Tokyo is the capital of Japan.")
+chat = Chat(provider, key="many")
+chat
+"""
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_each_conversation_a_chat_stored_is_drawn_read_only_after_reopening(lab: Lab, app: str) -> None:
+    lab.app = app
+    lab.open_notebook(f"many-{app}.ipynb", [V2_SETUP, "chat.new_conversation('Second trip')"])
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    chat.send("Capital of France?")
+    chat.wait_reply_containing("Paris is the capital")
+    chat.wait_state("completed")
+    lab.run_cell(1)
+    chat.send("Capital of Japan?")
+    chat.wait_reply_containing("Tokyo is the capital")
+    chat.wait_state("completed")
+    lab.save()
+    reopen_without_running(lab)
+
+    view = lab.cell(0).locator(READ_ONLY)
+    view.wait_for(state="visible")
+    sections = view.locator(".notebook-chat-read-only-conversation")
+    assert sections.count() == 2
+    texts = [sections.nth(i).inner_text() for i in range(2)]
+    [first] = [text for text in texts if "Capital of France?" in text]
+    [second] = [text for text in texts if "Capital of Japan?" in text]
+    assert "Paris is the capital of France." in first
+    assert "(active)" not in first
+    assert "Second trip (active)" in second
+    assert "Tokyo is the capital of Japan." in second
