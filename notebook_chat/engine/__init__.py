@@ -15,9 +15,10 @@ from .errors import (
     TurnBlocked,
 )
 from .messages import new_id, new_tool_call_id, user_message
-from .plugin import Plugin
+from .plugin import Plugin, UserCommandProvider
 from .provider import CancelHandle, Provider
 from .state import EngineEvent, EngineState
+from .user_commands import UserCommand
 
 __all__ = [
     "CancelHandle",
@@ -43,6 +44,8 @@ __all__ = [
     "ToolCallState",
     "TurnBlocked",
     "TurnEntry",
+    "UserCommand",
+    "UserCommandProvider",
     "new_id",
     "new_tool_call_id",
     "user_message",

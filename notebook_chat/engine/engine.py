@@ -25,12 +25,13 @@ from .conversation import (
 )
 from .errors import EngineWarning, NotebookChatError, PluginError, ProviderError, TurnBlocked
 from .messages import new_id, tool_result_message, user_message
-from .plugin import PausedTurnExporter, Plugin, StatefulPlugin, overrides
+from .plugin import PausedTurnExporter, Plugin, StatefulPlugin, UserCommandProvider, overrides
 from .provider import CancelHandle, HasContextWindow, Provider, RedactsSecrets
 from .restored import settle_restored
 from .state import EngineEvent, EngineState
 from .stream_merge import StreamAccumulator
 from .usage import total_usage
+from .user_commands import UserCommands
 
 Subscriber = Callable[[EngineEvent], None]
 Decision = Literal["pause", "next"]
@@ -82,6 +83,11 @@ class MessageEngine:
         self.commands = CommandBus()
         for plugin in self._plugins:
             self.commands.register(plugin.name, plugin.commands())
+        self.user_commands = UserCommands()
+        """The commands plugins add to the widget's "/" menu (``UserCommandProvider``)."""
+        for plugin in self._plugins:
+            if isinstance(plugin, UserCommandProvider):
+                self.user_commands.register(plugin.name, plugin.user_commands())
         for plugin in self._plugins:
             self._run_sync_hook(plugin, "on_init")
 

@@ -18,8 +18,8 @@ Order and concurrency are part of the contract:
 Serial hooks run by ``priority`` (higher first), then registration order. Commands come from ``commands()``.
 
 Capabilities one part looks for on a plugin are declared below as protocols: :class:`ToolProvider` (ToolPlugin asks
-every plugin that has it for tools) and :class:`PausedTurnExporter` (the engine asks it for the paused-turn snapshot
-of ``export_record``).
+every plugin that has it for tools), :class:`UserCommandProvider` (commands for the widget's "/" menu, collected at
+construction) and :class:`PausedTurnExporter` (the engine asks it for the paused-turn snapshot of ``export_record``).
 
 A plugin that keeps declarative state in the conversation record implements :class:`StatefulPlugin`: the record
 holds ``{"plugins": {name: export_state(ctx)}}`` and a loaded record hands the entry back as ``ctx.restored_state``
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from .commands import CommandHandler
     from .context import PluginContext
     from .conversation import PausedTurn
+    from .user_commands import UserCommand
 
 HOOKS: tuple[str, ...] = (
     "on_init", "on_load", "on_turn_start", "on_before_request", "on_completion_chunk", "on_after_request",
@@ -93,6 +94,14 @@ class ToolProvider(Protocol):
     def provide_tools(self, ctx: PluginContext) -> Iterable[Any]:
         """Tools (``Tool`` objects or ``@tool`` functions) available now; called before each request and run."""
         ...
+
+
+@runtime_checkable
+class UserCommandProvider(Protocol):
+    """A plugin that adds commands to the widget's "/" menu: ``{name: UserCommand(description, run)}``; ``run``
+    gets the text typed after the name and returns what the status line says (never a chat message)."""
+
+    def user_commands(self) -> Mapping[str, UserCommand]: ...
 
 
 @runtime_checkable

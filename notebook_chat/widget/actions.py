@@ -14,7 +14,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .controller import ChatController, ConversationControls, MentionAware, Recoverable, conversation_controls
+from .controller import (
+    ChatController,
+    CommandAware,
+    ConversationControls,
+    MentionAware,
+    Recoverable,
+    conversation_controls,
+)
 
 MAX_TEXT = 1_000_000
 """Longest user text, instruction, reason or edited arguments accepted (characters)."""
@@ -86,6 +93,13 @@ async def _send(target: ActionTarget, text: str, *, temp_mentions: bool) -> Any:
     return await controller.send(text)
 
 
+async def _command(target: ActionTarget, name: str, argument: str | None) -> str | None:
+    controller = target.controller
+    if not isinstance(controller, CommandAware):
+        raise ActionError("this chat has no commands")
+    return await controller.run_command(name, argument or "")
+
+
 async def _remove(target: ActionTarget, message_id: str) -> Any:
     return _recoverable(target).remove_message(message_id)
 
@@ -119,6 +133,8 @@ ACTIONS: dict[str, ActionKind] = {
     "remove_message": ActionKind({"message_id": _ID}, lambda target, p: _remove(target, p["message_id"])),
     "edit_and_resend": ActionKind({"message_id": _ID, "text": Field((str,), max_len=MAX_TEXT, non_empty=True)},
                                   lambda target, p: _recoverable(target).edit_and_resend(p["message_id"], p["text"])),
+    "command": ActionKind({"name": Field((str,), max_len=40, non_empty=True), "argument": _OPT_TEXT},
+                          lambda target, p: _command(target, p["name"], p["argument"])),
     "complete_mentions": ActionKind({"prefix": Field((str,), max_len=100)},
                                     lambda target, p: target.on_complete_mentions(p)),
     # many conversations per chat (the header; the /new and /clear commands)

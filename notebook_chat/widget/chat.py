@@ -48,6 +48,8 @@ from .sync_run import run_sync
 from .view_model import conversation_view, message_view, skills_view, tool_results
 
 DEFAULT_MODEL = "gpt-4o-mini"
+BUILTIN_COMMANDS = frozenset({"continue", "retry", "new", "clear", "stop", "help"})
+"""The widget's own "/" commands (js/widget/src/slash_commands.js); a plugin can't take these names."""
 
 
 def default_provider(model: str | None) -> Any:
@@ -167,6 +169,10 @@ class Chat(ConversationsMixin):
         plugins = [plugin for plugin in defaults if plugin.name not in replaced] + self._user_plugins
         system: list[Message] = [{"role": "system", "content": self._system}] if self._system else []
         engine = MessageEngine(self.provider, plugins=plugins, initial_messages=system)
+        taken = sorted(BUILTIN_COMMANDS.intersection(engine.user_commands.names()))
+        if taken:
+            raise ValueError(f"/{taken[0]} is one of the widget's own commands: a plugin can't add it "
+                             f"(built-in: {', '.join(sorted(BUILTIN_COMMANDS))})")
         engine.subscribe(self._forward)
         return engine
 
@@ -262,6 +268,7 @@ class Chat(ConversationsMixin):
         view["skills"] = skills_view(self.skills)
         view["prompts"] = self.prompts
         view["conversations"] = self.conversations_view()
+        view["commands"] = self.engine.user_commands.listing(self.locale)
         return view
 
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
@@ -312,6 +319,13 @@ class Chat(ConversationsMixin):
         if result.get("status") == "refused":
             raise ValueError(f"Continue is not possible: {result['reason']}")
         return result
+
+    async def run_command(self, name: str, argument: str = "") -> str | None:
+        """Run a plugin's "/" command (``UserCommandProvider``) with the text typed after its name; returns what the
+        widget's status line says (never a chat message). An unknown name raises ``ValueError`` saying so."""
+        if self.engine.user_commands.get(name) is None:
+            raise ValueError(notice_text("command.unknown", self.locale, name=f"/{name}"))
+        return await self.engine.user_commands.run(name, argument)
 
     async def set_skill(self, name: str, active: bool) -> list[str]:
         """The widget's skill chip: turn ``name`` on or off; returns the active skills."""

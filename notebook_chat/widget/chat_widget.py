@@ -116,8 +116,10 @@ class ChatWidget(anywidget.AnyWidget):
         else:
             self._loop.call_soon_threadsafe(self.send, message)
 
-    def _answer(self, request_id: str | None, error: str | None) -> None:
-        self._post({"kind": "action_result", "request_id": request_id, "ok": error is None, "error": error})
+    def _answer(self, request_id: str | None, error: str | None, message: str | None = None) -> None:
+        """``message``: what a "/" command said (shown in the status line); sent only when there is one."""
+        answer = {"kind": "action_result", "request_id": request_id, "ok": error is None, "error": error}
+        self._post(answer if message is None else {**answer, "message": message})
 
     # browser → kernel ------------------------------------------------------------
 
@@ -142,13 +144,14 @@ class ChatWidget(anywidget.AnyWidget):
 
     async def _run(self, action: Action) -> None:
         try:
-            await ACTIONS[action.kind].handler(self, action.payload)
+            result = await ACTIONS[action.kind].handler(self, action.payload)
         except Exception as exc:
             log.debug("notebook_chat: action %s failed", action.kind, exc_info=True)
             self._answer(action.request_id, _describe(exc))
         else:
             if action.request_id is not None:
-                self._answer(action.request_id, None)
+                said = result if action.kind == "command" and isinstance(result, str) else None
+                self._answer(action.request_id, None, said)
 
     async def on_ready(self, payload: dict[str, Any]) -> None:
         """The browser rendered the view: hand the stored record to the controller, then send the whole view."""

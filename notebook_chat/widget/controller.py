@@ -62,6 +62,15 @@ class Recoverable(Protocol):
 
 
 @runtime_checkable
+class CommandAware(Protocol):
+    """Optional: a controller that runs the "/" commands plugins add (the view lists them under ``commands``)."""
+
+    async def run_command(self, name: str, argument: str = "") -> str | None:
+        """What the status line says afterwards (None: nothing); an unknown name raises ``ValueError``."""
+        ...
+
+
+@runtime_checkable
 class MentionAware(Protocol):
     """Optional: a controller with these methods answers the composer's ``@`` autocomplete and sends a message's
     mentions for its own turn only (``temp_mentions``: described once, never stored)."""

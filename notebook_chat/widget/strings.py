@@ -18,6 +18,7 @@ EN: Mapping[str, str] = {
     "notice.refused_in_store": "{reason}. It is kept untouched; this chat is not saved.",
     "notice.refused_in_notebook": "{reason}. It is kept untouched in the notebook; this chat is not saved.",
     "notice.save_failed": "The conversation could not be saved: {error}",
+    "command.unknown": "Unknown command {name}: this chat has no such command (type / to see the commands).",
 }
 
 ZH_CN: Mapping[str, str] = {
@@ -28,6 +29,7 @@ ZH_CN: Mapping[str, str] = {
     "notice.refused_in_store": "{reason}。它保持原样；此对话不会被保存。",
     "notice.refused_in_notebook": "{reason}。它在笔记本中保持原样；此对话不会被保存。",
     "notice.save_failed": "无法保存对话：{error}",
+    "command.unknown": "未知命令 {name}：此对话没有这个命令（输入 / 查看命令）。",
 }
 
 TABLES: Mapping[str, Mapping[str, str]] = {"en": EN, "zh-CN": ZH_CN}

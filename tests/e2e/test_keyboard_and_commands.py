@@ -245,3 +245,52 @@ def test_slash_new_starts_a_conversation_and_slash_clear_empties_it_reporting_in
     chat.messages("user").first.wait_for(state="detached")
     assert kernel_value(lab, 1, "CONVS") == [active, ["main", active], []]
     assert chat.texts("user") == [], "a command became a chat message"
+
+
+NOTES_PLUGIN = '''
+from notebook_chat.engine import Plugin, UserCommand
+
+class Notes(Plugin):
+    name = "notes"
+    kept = []
+
+    def user_commands(self):
+        return {"note": UserCommand("Keep a note for later", self.note)}
+
+    async def note(self, argument):
+        self.kept.append(argument)
+        return f"Kept the note: {argument}"
+
+notes = Notes()
+'''
+
+
+def test_a_plugins_command_is_chosen_from_the_slash_menu_with_the_keyboard_and_reports_in_the_status_line(
+        lab: Lab) -> None:
+    setup = NOTES_PLUGIN + 'chat = Chat(ScriptedProvider(), plugins=[notes], key="plugin-commands")\nchat'
+    chat = open_chat(lab, "plugin_commands.ipynb", setup, 'print("KEPT", json.dumps(notes.kept))')
+    box = chat.root.locator("[data-field=input]")
+    box.focus()
+    keyboard = lab.page.keyboard
+    keyboard.type("/")
+    menu = chat.root.get_by_role("listbox", name="Commands")
+    menu.wait_for()
+    assert "/note" in options(chat)
+    assert "Keep a note for later" in menu.inner_text()
+    for _ in range(options(chat).index("/note")):
+        keyboard.press("ArrowDown")
+    keyboard.press("Enter")
+    assert box.input_value() == "/note ", "a plugin's command waits for its text"
+    keyboard.type("buy milk")
+    keyboard.press("Enter")
+
+    status = chat.root.locator(".nbc-status")
+    status.filter(has_text="Kept the note: buy milk").wait_for()
+    assert box.input_value() == ""
+    assert chat.messages("user").count() == 0
+    assert chat.messages("assistant").count() == 0
+    assert kernel_value(lab, 1, "KEPT") == ["buy milk"]
+
+    box.fill("/nothere")
+    box.press("Enter")
+    assert "Unknown command /nothere" in status.inner_text()

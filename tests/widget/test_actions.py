@@ -27,6 +27,7 @@ VALID: dict[str, dict[str, Any]] = {
     "delete_conversation": {"kind": "delete_conversation", "conversation_id": "c1"},
     "clear_conversation": {"kind": "clear_conversation"},
     "export_conversation": {"kind": "export_conversation", "conversation_id": None, "format": "cells"},
+    "command": {"kind": "command", "name": "note", "argument": "buy milk"},
 }
 
 

@@ -13,6 +13,7 @@ export const ACTIONS = {
   retry: ["shorter"],
   remove_message: ["message_id"],
   edit_and_resend: ["message_id", "text"],
+  command: ["name", "argument"],
   complete_mentions: ["prefix"],
   new_conversation: ["title"],
   switch_conversation: ["conversation_id"],
@@ -32,31 +33,40 @@ export class ActionSender {
     this.counter = 0;
     /** @type {Map<string, (error: string) => void>} */
     this.onError = new Map();
+    /** @type {Map<string, (message: string|null) => void>} */
+    this.onDone = new Map();
   }
 
   /**
    * @param {{kind: string} & Record<string, any>} msg
    * @param {(error: string) => void} [onError] shown next to the control that sent it
+   * @param {(message: string|null) => void} [onDone] the kernel ran it (`message`: what a command said)
    */
-  send(msg, onError) {
+  send(msg, onError, onDone) {
     if (!(msg.kind in ACTIONS)) throw new Error(`unknown action kind ${msg.kind}`);
     const request_id = `${this.prefix}-${++this.counter}`;
     if (onError) this.onError.set(request_id, onError);
+    if (onDone) this.onDone.set(request_id, onDone);
     this.post({ ...msg, request_id });
     return request_id;
   }
 
   /**
    * An "action_result" from the kernel. Returns false when the result is not for this view.
-   * @param {{request_id: string|null, ok: boolean, error: string|null}} result
+   * @param {{request_id: string|null, ok: boolean, error: string|null, message?: string|null}} result
    * @param {(error: string) => void} fallback for errors without a registered handler
    */
   result(result, fallback) {
     const id = result.request_id;
     if (id !== null && !id.startsWith(`${this.prefix}-`)) return false;
     const handler = id === null ? undefined : this.onError.get(id);
-    if (id !== null) this.onError.delete(id);
+    const done = id === null ? undefined : this.onDone.get(id);
+    if (id !== null) {
+      this.onError.delete(id);
+      this.onDone.delete(id);
+    }
     if (!result.ok) (handler ?? fallback)(result.error ?? "the action failed");
+    else done?.(typeof result.message === "string" ? result.message : null);
     return true;
   }
 }

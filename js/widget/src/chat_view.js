@@ -317,7 +317,7 @@ export class ChatView {
       running: () => this.running(),
       paused: () => this.paused(),
       continueOffered: () => this.view?.continue_offer != null && !this.running() && !this.paused(),
-      send: (msg, onError) => this.actions.send(msg, onError),
+      send: (msg, onError, onDone) => this.actions.send(msg, onError, onDone),
       stop: () => this.stop(),
       help: () => this.toggleHelp(true),
       note: (text, survives) => this.note(text, survives),

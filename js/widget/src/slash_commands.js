@@ -13,7 +13,8 @@ const COMMAND = /^\/([\w.-]+)(?:\s+([\s\S]*))?$/;
 /**
  * What the commands need from the chat view.
  * @typedef {{running: () => boolean, paused: () => boolean, continueOffered: () => boolean,
- *   send: (msg: {kind: string} & Record<string, any>, onError?: (error: string) => void) => unknown,
+ *   send: (msg: {kind: string} & Record<string, any>, onError?: (error: string) => void,
+ *     onDone?: (message: string|null) => void) => unknown,
  *   stop: () => void, help: () => void, note: (text: string, survives?: string | null) => void, submit: () => void,
  *   pluginCommands: () => {name: string, description?: string}[]}} Host
  * @typedef {{name: string, argument?: string, description: string, action?: string,
@@ -114,8 +115,12 @@ export class SlashCommands {
         name: c.name,
         argument: "text",
         description: c.description ?? "",
-        run: (host, argument) => host.send(action("command", { name: c.name, argument }),
-          reporter(host, t("slash.ran", { name: `/${c.name}` }))),
+        run: (host, argument) => {
+          host.note(t("slash.running", { name: `/${c.name}` }));
+          host.send(action("command", { name: c.name, argument: argument === "" ? null : argument }),
+            (error) => host.note(t("slash.failed", { error })),
+            (message) => host.note(message ?? t("slash.ran", { name: `/${c.name}` })));
+        },
       }));
     return [...builtin, ...plugins];
   }
