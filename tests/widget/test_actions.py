@@ -59,7 +59,7 @@ def test_optional_fields_accept_null() -> None:
 
 
 def test_an_unknown_kind_is_rejected_naming_the_known_kinds() -> None:
-    known = r"unknown action kind 'explode' \(known: approve, clear_conversation, complete_mentions, continue"
+    known = r"unknown action kind 'explode' \(known: approve, clear_conversation, command, complete_mentions, continue"
     with pytest.raises(ActionError, match=known):
         parse_action({"kind": "explode"})
 
