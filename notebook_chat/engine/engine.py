@@ -25,6 +25,7 @@ from .conversation import (
 )
 from .errors import EngineWarning, NotebookChatError, PluginError, ProviderError, TurnBlocked
 from .messages import new_id, tool_result_message, user_message
+from .notices import Notice
 from .plugin import PausedTurnExporter, Plugin, StatefulPlugin, UserCommandProvider, overrides
 from .provider import CancelHandle, HasContextWindow, Provider, RedactsSecrets
 from .restored import settle_restored
@@ -159,7 +160,8 @@ class MessageEngine:
         settled, repaired = settle_restored(self.state.messages)
         self.state.messages = settled
         if repaired:
-            self.state.notice = f"{self.state.notice} {repaired}" if self.state.notice else repaired
+            self.state.notice = (Notice("notice.joined", first=self.state.notice, second=repaired)
+                                 if self.state.notice else repaired)
 
     # -- reading ---------------------------------------------------------------------------------------------------
     @property

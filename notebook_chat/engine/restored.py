@@ -8,11 +8,12 @@ from collections.abc import Sequence
 
 from . import history
 from .conversation import AWAITING, Message, ToolCallState
+from .notices import Notice
 
 OPEN_STATUSES = ("running", AWAITING)
 
 
-def settle_restored(messages: Sequence[Message]) -> tuple[list[Message], str | None]:
+def settle_restored(messages: Sequence[Message]) -> tuple[list[Message], Notice | None]:
     """The settled history and a sentence saying what was repaired (None when it needed nothing)."""
     if _settled_already(messages):
         return list(messages), None  # the usual case: one pass over the history, no copies
@@ -39,18 +40,20 @@ def settle_restored(messages: Sequence[Message]) -> tuple[list[Message], str | N
     return repaired, _summary(len(synthetic), dropped, closed)
 
 
-def _summary(answered: int, dropped: int, closed: int) -> str | None:
+def _summary(answered: int, dropped: int, closed: int) -> Notice | None:
     parts = []
     if answered:
-        parts.append(f"{answered} tool call(s) without a result got '{history.OUTCOME_UNKNOWN}'")
+        parts.append(Notice("restore.answered", n=answered, result=history.OUTCOME_UNKNOWN))
     if dropped > 0:
-        parts.append(f"{dropped} tool result(s) without their call were dropped")
+        parts.append(Notice("restore.dropped", n=dropped))
     if closed:
-        parts.append(f"{closed} answered tool call(s) still marked running or awaiting approval were marked "
-                     "cancelled")
+        parts.append(Notice("restore.closed", n=closed, status="cancelled"))
     if not parts:
         return None
-    return "The stored conversation was repaired: " + "; ".join(parts) + ". Nothing was run."
+    listed = parts[0]
+    for part in parts[1:]:
+        listed = Notice("restore.list", first=listed, second=part)
+    return Notice("restore.repaired", parts=listed)
 
 
 def _settled_already(messages: Sequence[Message]) -> bool:

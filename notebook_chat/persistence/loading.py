@@ -7,6 +7,7 @@ from typing import Any
 
 from notebook_chat.engine.conversation import ConversationRecord
 from notebook_chat.engine.errors import RecordError
+from notebook_chat.engine.notices import Notice
 
 from .blobs import unpack
 from .chat_entry import parse_entry
@@ -43,30 +44,30 @@ def read_record(data: Any) -> LoadedConversation:
             return _refused(error)
         paused_error = "$" + error.reason[len(PAUSED):]
     except SerializationError as error:
-        return _refused(f"the record is not strict JSON: {error}")
+        return _refused(Notice("load.not_strict_json", error=error))
     except SecretError as error:
-        return _refused(f"the record carries a secret and is refused: {error}")
+        return _refused(Notice("load.secret", error=error))
     else:
         record, notice = unpack(checked)  # display data stored once by hash: resolved, a bad reference dropped
         return LoadedConversation(record, notice=notice, size=size)  # type: ignore[arg-type]
     retried = read_record({**data, "paused_turn": None})
     if retried.record is None:
         return retried
-    notice = f"the stored paused turn was dropped: the paused turn can't be restored: {paused_error}"
+    notice = Notice("load.paused_dropped", error=paused_error)
     if retried.notice:
-        notice = f"{notice} {retried.notice}"
+        notice = Notice("notice.joined", first=notice, second=retried.notice)
     return LoadedConversation(retried.record, notice=notice, size=retried.size)
 
 
 def _refused(reason: object) -> LoadedConversation:
-    return LoadedConversation(None, refused=f"the stored conversation can't be used: {reason}")
+    return LoadedConversation(None, refused=Notice("load.unusable", reason=reason))
 
 
 def load_conversation(store: ConversationStore, key: str) -> LoadedConversation:
     try:
         data = store.load(key)
     except StoreError as error:
-        return LoadedConversation(None, refused=f"the conversation store can't be read: {error}")
+        return LoadedConversation(None, refused=Notice("load.store_unreadable", error=error))
     return read_record(data)
 
 

@@ -18,6 +18,7 @@ from ..engine import Message, PausedTurn, Plugin, PluginContext, PluginError, Re
 from ..engine.conversation import AWAITING, ToolCallState, awaiting_call_ids, utc_now
 from ..engine.history import OUTCOME_UNKNOWN, UNKNOWN_TOOL_NAME, arguments_object_or_none, normalize_arguments
 from ..engine.messages import tool_result_message
+from ..engine.notices import Notice
 from ..engine.plugin import ToolProvider
 from ..persistence import capture_snapshot, check_paused_turn, check_restorable
 from ..persistence.approval_ledger import ApprovalLedger, Decision, arguments_sha256
@@ -35,8 +36,6 @@ MALFORMED_CALL = "not run: the call was malformed ({problem}); call the tool aga
 EDITED_NOTE_PREFIX = "[The user edited the arguments before approving;"
 """Starts the model-facing first line of an edited call's result (the widget shows its own sentence instead)."""
 CANCELLED_BY_USER = "Cancelled by the user: the turn was stopped before this call was approved."
-NOT_RESTORED = "{reason}. Nothing was run; the messages are kept."
-
 ShouldPause = Callable[[ToolCall, PluginContext], "bool | Awaitable[bool]"]
 
 
@@ -276,11 +275,11 @@ class ToolPlugin(Plugin):
         try:
             snapshot = check_paused_turn(data)
         except (RecordError, ValueError) as error:
-            self._refuse(ctx, f"the stored paused turn can't be read: {error}")
+            self._refuse(ctx, Notice("tools.paused_unreadable", error=error))
             return
         check = check_restorable(snapshot, ctx.messages, ctx.turns)
         if not check.ok:
-            self._refuse(ctx, f"the stored paused turn was not restored: {check.reason}")
+            self._refuse(ctx, Notice("tools.paused_not_restored", reason=check.reason))
             return
         index = check.assistant_index
         if index is not None and self._settle_known_calls(ctx, snapshot["turn_id"], index):
@@ -315,8 +314,7 @@ class ToolPlugin(Plugin):
         if not settled:
             return False
         remaining = awaiting_call_ids([message])
-        ctx.set_notice(f"{len(settled)} tool call(s) were already decided in an earlier kernel on this machine "
-                       f"(approval ledger), so they were not offered again: {', '.join(settled)}.")
+        ctx.set_notice(Notice("tools.already_decided", n=len(settled), ids=", ".join(settled)))
         return not remaining
 
     def _insert_result(self, ctx: PluginContext, index: int, call: ToolCall, text: str) -> None:
@@ -336,8 +334,8 @@ class ToolPlugin(Plugin):
         return str(state["paused_at"])
 
     @staticmethod
-    def _refuse(ctx: PluginContext, reason: str) -> None:
-        ctx.set_notice(NOT_RESTORED.format(reason=reason))
+    def _refuse(ctx: PluginContext, reason: Notice) -> None:
+        ctx.set_notice(Notice("tools.not_restored", reason=reason))
 
     # -- running calls ----------------------------------------------------------------------------------------
     async def _needs_approval(self, tool: Tool, call: ToolCall, ctx: PluginContext) -> bool:
@@ -385,8 +383,7 @@ class ToolPlugin(Plugin):
         try:
             getattr(self.ledger, method)(*args)
         except OSError as error:
-            ctx.set_notice(f"The approval ledger {self.ledger.path} can't be written ({error}): a call approved here "
-                           "could be offered again if the notebook is closed without saving.")
+            ctx.set_notice(Notice("tools.ledger_unwritable", path=self.ledger.path, error=error))
             self.ledger = None
 
     def _settle(self, ctx: PluginContext, message: Message) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Plugin, PluginContext
+from ..engine.notices import Notice
 from ..plugins.tool_definition import Tool, ToolResult
 from .rich import tool_result
 
@@ -93,8 +94,9 @@ class MCPServer(Plugin):
             await self._list_tools()
         except Exception as error:
             self._tools = []
-            self.problem = f"the MCP server {self.label!r} is not available ({error}): its tools are left out"
-            ctx.set_notice(self.problem)
+            unavailable = Notice("mcp.unavailable", label=self.label, error=error)
+            self.problem = unavailable
+            ctx.set_notice(unavailable)
 
     # -- the connection --------------------------------------------------------------------------------------
     async def connect(self) -> None:

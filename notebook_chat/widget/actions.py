@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..engine.notices import Notice
 from .controller import (
     ChatController,
     CommandAware,
@@ -29,9 +30,10 @@ MAX_ID = 256
 
 
 class ActionError(ValueError):
-    """A browser message that does not match the action table. `request_id` is kept to answer it."""
+    """A browser message that does not match the action table (a Notice: said in the view's language).
+    `request_id` is kept to answer it."""
 
-    def __init__(self, message: str, request_id: str | None = None) -> None:
+    def __init__(self, message: Notice, request_id: str | None = None) -> None:
         super().__init__(message)
         self.request_id = request_id
 
@@ -82,7 +84,7 @@ class ActionKind:
 def _recoverable(target: ActionTarget) -> Recoverable:
     controller = target.controller
     if not isinstance(controller, Recoverable):
-        raise ActionError("this chat cannot retry, remove or edit messages")
+        raise ActionError(Notice("action.no_recovery"))
     return controller
 
 
@@ -96,7 +98,7 @@ async def _send(target: ActionTarget, text: str, *, temp_mentions: bool) -> Any:
 async def _command(target: ActionTarget, name: str, argument: str | None) -> str | None:
     controller = target.controller
     if not isinstance(controller, CommandAware):
-        raise ActionError("this chat has no commands")
+        raise ActionError(Notice("action.no_commands"))
     return await controller.run_command(name, argument or "")
 
 
@@ -113,6 +115,8 @@ ACTIONS: dict[str, ActionKind] = {
         "cell_id": Field((str,), required=False, nullable=True, max_len=MAX_ID),
         # any JSON: stored metadata is untrusted; a non-object record is refused by the widget, visibly
         "record": Field((dict, list, str, int, float, bool), required=False, nullable=True),
+        # the page's language (JupyterLab's setting sets <html lang>): notices follow it when Chat(locale=None)
+        "locale": Field((str,), required=False, nullable=True, max_len=35),
     }, lambda target, p: target.on_ready(p)),
     "send": ActionKind({"text": Field((str,), max_len=MAX_TEXT, non_empty=True),
                         "temp_mentions": Field((bool,), required=False, nullable=True)},
@@ -174,16 +178,16 @@ async def _sync(call: Callable[[], object]) -> None:
 
 def parse_action(content: Any) -> Action:
     if not isinstance(content, dict):
-        raise ActionError(f"an action must be a JSON object, got {type(content).__name__}")
+        raise ActionError(Notice("action.not_object", type=type(content).__name__))
     request_id = _request_id(content)
     kind = content.get("kind")
     if not isinstance(kind, str) or kind not in ACTIONS:
         known = ", ".join(sorted(ACTIONS))
-        raise ActionError(f"unknown action kind {kind!r} (known: {known})", request_id)
+        raise ActionError(Notice("action.unknown_kind", kind=kind, known=known), request_id)
     schema = ACTIONS[kind].fields
     extra = sorted(set(content) - set(schema) - {"kind", "request_id"})
     if extra:
-        raise ActionError(f"{kind}: unexpected field(s) {', '.join(extra)}", request_id)
+        raise ActionError(Notice("action.unexpected_fields", kind=kind, fields=", ".join(extra)), request_id)
     payload: dict[str, Any] = {}
     for name, spec in schema.items():
         payload[name] = _check_field(kind, name, spec, content, request_id)
@@ -195,24 +199,25 @@ def _request_id(content: dict[str, Any]) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or len(value) > MAX_ID:
-        raise ActionError("request_id must be a string of at most 256 characters")
+        raise ActionError(Notice("action.bad_request_id"))
     return value
 
 
 def _check_field(kind: str, name: str, spec: Field, content: dict[str, Any], request_id: str | None) -> Any:
     if name not in content:
         if spec.required:
-            raise ActionError(f"{kind}: missing field {name!r}", request_id)
+            raise ActionError(Notice("action.missing_field", kind=kind, name=name), request_id)
         return None
     value = content[name]
     if value is None:
         if spec.nullable:
             return None
-        raise ActionError(f"{kind}: field {name!r} must not be null", request_id)
+        raise ActionError(Notice("action.null_field", kind=kind, name=name), request_id)
     # bool is an int subclass; the table never mixes them, so an exact type check is the clear one.
     if type(value) not in spec.types:
         wanted = " or ".join(t.__name__ for t in spec.types)
-        raise ActionError(f"{kind}: field {name!r} must be {wanted}, got {type(value).__name__}", request_id)
+        raise ActionError(Notice("action.wrong_type", kind=kind, name=name, wanted=wanted, got=type(value).__name__),
+                          request_id)
     if isinstance(value, str):
         _check_text(kind, name, spec, value, request_id)
     return value
@@ -220,15 +225,16 @@ def _check_field(kind: str, name: str, spec: Field, content: dict[str, Any], req
 
 def _check_text(kind: str, name: str, spec: Field, value: str, request_id: str | None) -> None:
     if spec.max_len is not None and len(value) > spec.max_len:
-        raise ActionError(f"{kind}: field {name!r} is longer than {spec.max_len} characters", request_id)
+        raise ActionError(Notice("action.too_long", kind=kind, name=name, limit=spec.max_len), request_id)
     if spec.choices is not None and value not in spec.choices:
-        raise ActionError(f"{kind}: field {name!r} must be one of {', '.join(spec.choices)}", request_id)
+        raise ActionError(Notice("action.not_a_choice", kind=kind, name=name, choices=", ".join(spec.choices)),
+                          request_id)
     if spec.non_empty and not value.strip():
-        raise ActionError(f"{kind}: field {name!r} must not be empty", request_id)
+        raise ActionError(Notice("action.empty_field", kind=kind, name=name), request_id)
     if spec.json_object:
         try:
             parsed = json.loads(value)
         except ValueError as exc:
-            raise ActionError(f"{kind}: {name} is not valid JSON ({exc})", request_id) from None
+            raise ActionError(Notice("action.not_json", kind=kind, name=name, error=exc), request_id) from None
         if not isinstance(parsed, dict):
-            raise ActionError(f"{kind}: {name} must be a JSON object", request_id)
+            raise ActionError(Notice("action.not_json_object", kind=kind, name=name), request_id)

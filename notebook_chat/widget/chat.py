@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..engine import EngineEvent, EngineState, Message, MessageEngine, Plugin, ProviderError
 from ..engine.conversation import awaiting_calls
+from ..engine.notices import Notice, say
 from ..persistence import (
     ConversationAutosave,
     ConversationStore,
@@ -43,7 +44,6 @@ from .chat_conversations import ConversationsMixin
 from .chat_widget import ChatWidget
 from .kernel_context import current_cell_id
 from .registry import note_displayed
-from .strings import text as notice_text
 from .sync_run import run_sync
 from .view_model import conversation_view, message_view, skills_view, tool_results
 
@@ -120,7 +120,7 @@ class Chat(ConversationsMixin):
         self.provider = provider if provider is not None else default_provider(model)
         self.locale = locale
         """The language of the widget and its notices ("en", "zh-CN"); None: the page's (JupyterLab's) language,
-        and English notices."""
+        which each view reports when it is drawn (``page_locale``)."""
         self.prompts = _prompts(prompts)
         """Suggested first messages, shown as chips while the conversation is empty."""
         self.skills = SkillPlugin(skills, mode=skill_mode, approve_reads=approve_skill_reads)
@@ -134,6 +134,8 @@ class Chat(ConversationsMixin):
         self.key = key or current_cell_id() or "default"
         self.store: ConversationStore | None = store
         self._write_failure: str | None = None
+        self.page_locale: str | None = None
+        """The language the page showing the widget reported (JupyterLab's language setting), None until then."""
         self._subscribers: list[Callable[[Any], None]] = []
         self._autosave: ConversationAutosave | None = None
         self._restored = False
@@ -152,8 +154,7 @@ class Chat(ConversationsMixin):
         if loaded is not None and loaded.record is not None:
             self.engine.load(loaded.record)
         if loaded is not None and (loaded.refused or loaded.notice):
-            notice = (notice_text("notice.refused_in_store", self.locale, reason=loaded.refused) if loaded.refused
-                      else loaded.notice)
+            notice = Notice("notice.refused_in_store", reason=loaded.refused) if loaded.refused else loaded.notice
             self.engine.set_notice(notice)
         self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key, locale=locale or "")
         if store is not None and not self._record_refused:
@@ -195,7 +196,7 @@ class Chat(ConversationsMixin):
             self._autosave.save_now()
 
     def _save_failed(self, error: Exception) -> None:
-        self.engine.set_notice(notice_text("notice.save_failed", self.locale, error=error))
+        self.engine.set_notice(Notice("notice.save_failed", error=error))
 
     def persisted(self, key: str, ok: bool, error: str | None, *, stale: bool = False) -> None:
         """The browser's answer to a metadata write: a failure is shown (and autosave writes only at turn
@@ -215,7 +216,7 @@ class Chat(ConversationsMixin):
             self._write_failure = None
         else:
             reason = (error or "the browser gave no reason").strip()[:300]
-            self._write_failure = notice_text("notice.write_failed", self.locale, error=reason)
+            self._write_failure = Notice("notice.write_failed", error=reason)
             self.engine.set_notice(self._write_failure)
         if self._autosave is not None:
             self._autosave.boundaries_only = not ok
@@ -268,8 +269,15 @@ class Chat(ConversationsMixin):
         view["skills"] = skills_view(self.skills)
         view["prompts"] = self.prompts
         view["conversations"] = self.conversations_view()
-        view["commands"] = self.engine.user_commands.listing(self.locale)
+        view["commands"] = self.engine.user_commands.listing(self.notice_locale)
+        if view["notice"] is not None:
+            view["notice"] = say(view["notice"], self.notice_locale)
         return view
+
+    @property
+    def notice_locale(self) -> str | None:
+        """The language of the notices: ``Chat(locale=...)``, else the page's (JupyterLab's) language."""
+        return self.locale or self.page_locale
 
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
         self._subscribers.append(callback)
@@ -291,12 +299,11 @@ class Chat(ConversationsMixin):
         only for this turn with ``temp_mentions=True``); an unknown name raises ``ValueError`` before sending.
         """
         if not text.strip():
-            raise ValueError("the message is empty")
+            raise ValueError(Notice("chat.empty_message"))
         mentions = self.mentions.prepare(text, temp=temp_mentions)
         await self._await_front_end()
         if not self.engine.state.can_start_turn:
-            waiting = "waits for an approval" if self.engine.state.is_paused else "is running"
-            raise ValueError(f"a turn {waiting}: wait for it, stop it, or decide the pending tool calls first")
+            raise ValueError(Notice("chat.turn_paused" if self.engine.state.is_paused else "chat.turn_running"))
         with contextlib.suppress(ProviderError):
             await self.engine.send_message(text, **({"mentions": mentions} if mentions else {}))
 
@@ -317,14 +324,14 @@ class Chat(ConversationsMixin):
     async def continue_turn(self, instruction: str | None = None) -> dict[str, Any]:
         result = await self._decide(TURN_CONTINUE, {"instruction": instruction})
         if result.get("status") == "refused":
-            raise ValueError(f"Continue is not possible: {result['reason']}")
+            raise ValueError(Notice("chat.continue_refused", reason=result["reason"]))
         return result
 
     async def run_command(self, name: str, argument: str = "") -> str | None:
         """Run a plugin's "/" command (``UserCommandProvider``) with the text typed after its name; returns what the
         widget's status line says (never a chat message). An unknown name raises ``ValueError`` saying so."""
         if self.engine.user_commands.get(name) is None:
-            raise ValueError(notice_text("command.unknown", self.locale, name=f"/{name}"))
+            raise ValueError(Notice("command.unknown", name=f"/{name}"))
         return await self.engine.user_commands.run(name, argument)
 
     async def set_skill(self, name: str, active: bool) -> list[str]:
@@ -359,7 +366,7 @@ class Chat(ConversationsMixin):
             return {"status": "error", "error": self.engine.state.error}
         if result.get("status") in ("missing", "unavailable", "invalid-arguments"):
             call = payload.get("tool_call_id")
-            raise ValueError(result.get("error") or f"tool call {call!r} is not waiting for a decision")
+            raise ValueError(result.get("error") or Notice("chat.not_waiting", call=call))
         return result
 
     async def restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> None:
@@ -373,11 +380,13 @@ class Chat(ConversationsMixin):
             self._front_end_answered.set()
 
     def _restore(self, record: dict[str, Any] | None, info: dict[str, Any]) -> None:
+        if isinstance(info.get("locale"), str) and info["locale"]:
+            self.page_locale = info["locale"]
         if not info.get("notebook"):
             if self.store is None:
                 self.store = MemoryStore()
                 self._start_autosave(self.store, write_now=True)
-            self.engine.set_notice(notice_text("notice.no_notebook", self.locale, store=type(self.store).__name__))
+            self.engine.set_notice(Notice("notice.no_notebook", store=type(self.store).__name__))
             return
         if self.store is not None and not isinstance(self.store, NotebookMetadataStore):
             return  # the store the user chose wins
@@ -391,7 +400,7 @@ class Chat(ConversationsMixin):
             loaded = read_entry(record)
             if loaded.refused:
                 self._record_refused = True
-                self.engine.set_notice(notice_text("notice.refused_in_notebook", self.locale, reason=loaded.refused))
+                self.engine.set_notice(Notice("notice.refused_in_notebook", reason=loaded.refused))
                 return
             if not self.fresh:  # fresh: not restored, the first write replaces the whole entry (no image of it)
                 self._conversations = loaded.conversations

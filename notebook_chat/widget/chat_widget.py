@@ -18,6 +18,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ..engine.notices import Notice, say
 from .actions import ACTIONS, Action, ActionError, parse_action
 from .controller import ChatController, MentionAware, conversation_controls
 from .loops import current_loop, running_loop
@@ -27,7 +28,6 @@ from .view_stream import ViewStream
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
-NOT_AN_OBJECT = "The conversation stored in this notebook is not a JSON object (got {}); left untouched."
 
 
 class ChatWidget(anywidget.AnyWidget):
@@ -64,6 +64,8 @@ class ChatWidget(anywidget.AnyWidget):
         self.last_persist_ack: tuple[str, bool, str | None] | None = None
         self._fallback_sent: dict[str, str] | None = None
         """The transcript last put into this widget's output (at display or with a `persist`)."""
+        self.page_locale: str | None = None
+        """The page's language from the last "ready" (JupyterLab's language setting), None before any."""
 
     @property
     def controller(self) -> ChatController:
@@ -136,7 +138,7 @@ class ChatWidget(anywidget.AnyWidget):
         try:
             action = parse_action(content)
         except ActionError as exc:
-            self._answer(exc.request_id, str(exc))
+            self._answer(exc.request_id, self._say(exc))
             return
         task = self._loop.create_task(self._run(action))
         self._tasks.add(task)
@@ -147,20 +149,25 @@ class ChatWidget(anywidget.AnyWidget):
             result = await ACTIONS[action.kind].handler(self, action.payload)
         except Exception as exc:
             log.debug("notebook_chat: action %s failed", action.kind, exc_info=True)
-            self._answer(action.request_id, _describe(exc))
+            self._answer(action.request_id, self._say(exc))
         else:
             if action.request_id is not None:
                 said = result if action.kind == "command" and isinstance(result, str) else None
                 self._answer(action.request_id, None, said)
+
+    def _say(self, exc: BaseException) -> str:
+        return _describe(exc, self.locale or self.page_locale)
 
     async def on_ready(self, payload: dict[str, Any]) -> None:
         """The browser rendered the view: hand the stored record to the controller, then send the whole view."""
         self.notebook_available = payload["notebook"]
         self.cell_id = payload["cell_id"]
         info: dict[str, Any] = {"notebook": payload["notebook"], "cell_id": payload["cell_id"]}
+        if payload["locale"]:
+            self.page_locale = info["locale"] = payload["locale"]
         record = payload["record"]
         if record is not None and not isinstance(record, dict):
-            info["record_error"] = NOT_AN_OBJECT.format(type(record).__name__)
+            info["record_error"] = Notice("notice.not_an_object", type=type(record).__name__)
             record = None
         try:
             await self._controller.restore(record, info)
@@ -219,6 +226,9 @@ def _is_stamp(op: Mapping[str, Any]) -> bool:
     return op.get("op") == "set" and isinstance(path, list) and bool(path) and path[-1] == "updated_at"
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, locale: str | None) -> str:
+    """An error for the user: a Notice in the view's language, any other error's text as it is."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], Notice):
+        return say(exc.args[0], locale)
     text = str(exc)
     return text if text else type(exc).__name__

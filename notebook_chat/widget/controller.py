@@ -45,7 +45,8 @@ class ChatController(Protocol):
         """The browser handed the stored record (or None).
 
         ``info`` = {"notebook": bool, "cell_id": str | None} plus "record_error" (a sentence) when the notebook
-        holds something that is not an object. Anything to tell the user goes in the view's ``notice``.
+        holds something that is not an object, and "locale" when the view said its language (notices follow it).
+        Anything to tell the user goes in the view's ``notice``.
         """
         ...
 

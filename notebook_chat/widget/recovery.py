@@ -20,16 +20,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import Message, MessageEngine
+from ..engine.notices import Notice
 from ..plugins import TURN_CONTINUE
 
 RETRYABLE = ("error", "interrupted")
 
 
-def _refuse_while_busy(engine: MessageEngine, action: str) -> None:
+def _refuse_while_busy(engine: MessageEngine, action: Notice) -> None:
     if engine.state.is_processing:
-        raise ValueError(f"{action} is not possible while a turn is running: stop it first")
+        raise ValueError(Notice("recovery.busy_running", action=action))
     if engine.state.is_paused:
-        raise ValueError(f"{action} is not possible while a tool call waits for approval: approve or deny it first")
+        raise ValueError(Notice("recovery.busy_paused", action=action))
 
 
 def _hidden(message: Message) -> bool:
@@ -63,13 +64,13 @@ def _clear_error(engine: MessageEngine) -> None:
 
 async def retry(engine: MessageEngine, *, shorter: bool = False) -> dict[str, Any]:
     """Send the failed turn's request again (see the module docstring); returns what was done."""
-    _refuse_while_busy(engine, "Retry")
+    _refuse_while_busy(engine, Notice("recovery.retrying"))
     if retry_offer(engine) is None:
-        raise ValueError("Retry is offered only after a turn that failed: there is nothing to retry")
+        raise ValueError(Notice("recovery.nothing_to_retry"))
     messages = engine.messages
     index = last_user_index(messages)
     if index is None:
-        raise ValueError("Retry needs a user message to send again: there is none")
+        raise ValueError(Notice("recovery.no_user_message"))
     if shorter:
         engine.budget.shorten()
     tail = messages[index + 1:]
@@ -99,14 +100,14 @@ def _find_user(messages: list[Message], message_id: str) -> int:
     for index, message in enumerate(messages):
         if message.get("id") == message_id:
             if message.get("role") != "user" or _hidden(message):
-                raise ValueError(f"message {message_id!r} is not a message you sent: only those can be removed")
+                raise ValueError(Notice("recovery.not_yours", id=message_id))
             return index
-    raise ValueError(f"there is no message {message_id!r} in this conversation")
+    raise ValueError(Notice("recovery.no_such_message", id=message_id))
 
 
 def remove_message(engine: MessageEngine, message_id: str) -> dict[str, Any]:
     """Remove a user message and what answered it; returns ``{"status": "removed", "count": n}``."""
-    _refuse_while_busy(engine, "Removing a message")
+    _refuse_while_busy(engine, Notice("recovery.removing"))
     messages = engine.messages
     index = _find_user(messages, message_id)
     end = _span(messages, index)
@@ -120,12 +121,12 @@ def remove_message(engine: MessageEngine, message_id: str) -> dict[str, Any]:
 async def edit_and_resend(engine: MessageEngine, message_id: str, text: str) -> dict[str, Any]:
     """Replace the last user message (and what followed it) with ``text``, sent as a new turn."""
     if not text.strip():
-        raise ValueError("the message is empty")
-    _refuse_while_busy(engine, "Editing a message")
+        raise ValueError(Notice("chat.empty_message"))
+    _refuse_while_busy(engine, Notice("recovery.editing"))
     messages = engine.messages
     index = _find_user(messages, message_id)
     if index != last_user_index(messages, visible=True):
-        raise ValueError("only the last message you sent can be edited and sent again")
+        raise ValueError(Notice("recovery.not_last"))
     del messages[index:]
     _clear_error(engine)
     engine.notify()

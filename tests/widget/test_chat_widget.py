@@ -4,7 +4,8 @@ from typing import Any
 
 import pytest
 
-from notebook_chat.widget.chat_widget import NOT_AN_OBJECT, STATIC, ChatWidget
+from notebook_chat.engine.notices import Notice
+from notebook_chat.widget.chat_widget import STATIC, ChatWidget
 
 from .widget_doubles import InMemoryController, RecordingComm
 
@@ -194,7 +195,8 @@ async def test_a_stored_record_that_is_not_an_object_is_refused_visibly_and_not_
     widget: ChatWidget, controller: InMemoryController
 ) -> None:
     await browser_sends(widget, {"kind": "ready", "notebook": True, "cell_id": "c", "record": ["junk"]})
-    message = NOT_AN_OBJECT.format("list")
+    message = Notice("notice.not_an_object", type="list")
+    assert message == "The conversation stored in this notebook is not a JSON object (got list); left untouched."
     info = {"notebook": True, "cell_id": "c", "record_error": message}
     assert controller.calls == [("restore", None, info)]
     assert [m["kind"] for m in sent(widget)] == ["snapshot"]

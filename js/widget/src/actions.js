@@ -3,7 +3,7 @@
 
 /** @type {Record<string, string[]>} kind -> payload fields */
 export const ACTIONS = {
-  ready: ["notebook", "cell_id", "record"],
+  ready: ["notebook", "cell_id", "record", "locale"],
   send: ["text", "temp_mentions"],
   stop: [],
   approve: ["tool_call_id", "arguments"],

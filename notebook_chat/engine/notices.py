@@ -1,0 +1,199 @@
+"""Every sentence the kernel side shows a person (notices, refusals of a browser action), one table per language
+(the browser's labels are in js/widget/src/i18n.js). Every layer builds them with ``Notice(key, **slots)``: a ``str``
+whose value is the English sentence (what code, logs and exceptions read) that keeps its key and slots, so the widget
+says it again in the language of the view (``say(notice, "zh-CN")``). A slot may hold another Notice (a reason).
+
+Model-facing texts (the continuation prompt, denial and cancellation results) are not here: they stay in English.
+tests/widget/test_strings.py keeps the tables' keys and slots equal, every string non-empty, every key used here, and
+fails when a notice or a refusal is written as a literal instead of going through this table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+EN: Mapping[str, str] = {
+    # notebook storage (widget/chat.py)
+    "notice.write_failed": (
+        "This chat could not be stored in the notebook ({error}). It lives only in this kernel until a write "
+        "succeeds: the next change tries again. Save your work another way if this persists "
+        "(a FileStore: Chat(store=FileStore(path)))."),
+    "notice.no_notebook": (
+        "No notebook document is reachable from this front end (VS Code, Colab, a plain page): the conversation "
+        "is kept in {store} only."),
+    "notice.refused_in_store": "{reason}. It is kept untouched; this chat is not saved.",
+    "notice.refused_in_notebook": "{reason}. It is kept untouched in the notebook; this chat is not saved.",
+    "notice.save_failed": "The conversation could not be saved: {error}",
+    "notice.not_an_object": (
+        "The conversation stored in this notebook is not a JSON object (got {type}); left untouched."),
+    "notice.joined": "{first} {second}",
+    # reading a stored conversation (persistence/loading.py)
+    "load.unusable": "the stored conversation can't be used: {reason}",
+    "load.not_strict_json": "the record is not strict JSON: {error}",
+    "load.secret": "the record carries a secret and is refused: {error}",
+    "load.store_unreadable": "the conversation store can't be read: {error}",
+    "load.paused_dropped": "the stored paused turn was dropped: the paused turn can't be restored: {error}",
+    # a restored history repaired (engine/restored.py)
+    "restore.repaired": "The stored conversation was repaired: {parts}. Nothing was run.",
+    "restore.answered": "{n} tool call(s) without a result got '{result}'",
+    "restore.dropped": "{n} tool result(s) without their call were dropped",
+    "restore.closed": "{n} answered tool call(s) still marked running or awaiting approval were marked {status}",
+    "restore.list": "{first}; {second}",
+    # tools and approvals (plugins/tools.py)
+    "tools.not_restored": "{reason}. Nothing was run; the messages are kept.",
+    "tools.paused_unreadable": "the stored paused turn can't be read: {error}",
+    "tools.paused_not_restored": "the stored paused turn was not restored: {reason}",
+    "tools.already_decided": (
+        "{n} tool call(s) were already decided in an earlier kernel on this machine (approval ledger), so they were "
+        "not offered again: {ids}."),
+    "tools.ledger_unwritable": (
+        "The approval ledger {path} can't be written ({error}): a call approved here could be offered again if "
+        "the notebook is closed without saving."),
+    # MCP servers (tools/mcp_server.py)
+    "mcp.unavailable": "the MCP server {label!r} is not available ({error}): its tools are left out",
+    # the chat's refusals of a user action (widget/chat.py, widget/recovery.py)
+    "chat.empty_message": "the message is empty",
+    "chat.turn_running": "a turn is running: wait for it, stop it, or decide the pending tool calls first",
+    "chat.turn_paused": "a turn waits for an approval: wait for it, stop it, or decide the pending tool calls first",
+    "chat.continue_refused": "Continue is not possible: {reason}",
+    "chat.not_waiting": "tool call {call!r} is not waiting for a decision",
+    "command.unknown": "Unknown command {name}: this chat has no such command (type / to see the commands).",
+    "recovery.busy_running": "{action} is not possible while a turn is running: stop it first",
+    "recovery.busy_paused": "{action} is not possible while a tool call waits for approval: approve or deny it first",
+    "recovery.retrying": "Retry",
+    "recovery.removing": "Removing a message",
+    "recovery.editing": "Editing a message",
+    "recovery.nothing_to_retry": "Retry is offered only after a turn that failed: there is nothing to retry",
+    "recovery.no_user_message": "Retry needs a user message to send again: there is none",
+    "recovery.not_yours": "message {id!r} is not a message you sent: only those can be removed",
+    "recovery.no_such_message": "there is no message {id!r} in this conversation",
+    "recovery.not_last": "only the last message you sent can be edited and sent again",
+    # a browser action that does not match the action table (widget/actions.py)
+    "action.not_object": "an action must be a JSON object, got {type}",
+    "action.bad_request_id": "request_id must be a string of at most 256 characters",
+    "action.unknown_kind": "unknown action kind {kind!r} (known: {known})",
+    "action.unexpected_fields": "{kind}: unexpected field(s) {fields}",
+    "action.missing_field": "{kind}: missing field {name!r}",
+    "action.null_field": "{kind}: field {name!r} must not be null",
+    "action.wrong_type": "{kind}: field {name!r} must be {wanted}, got {got}",
+    "action.too_long": "{kind}: field {name!r} is longer than {limit} characters",
+    "action.empty_field": "{kind}: field {name!r} must not be empty",
+    "action.not_a_choice": "{kind}: field {name!r} must be one of {choices}",
+    "action.not_json": "{kind}: {name} is not valid JSON ({error})",
+    "action.not_json_object": "{kind}: {name} must be a JSON object",
+    "action.no_recovery": "this chat cannot retry, remove or edit messages",
+    "action.no_commands": "this chat has no commands",
+}
+
+ZH_CN: Mapping[str, str] = {
+    "notice.write_failed": (
+        "此对话无法保存到笔记本中（{error}）。在写入成功之前，它只存在于当前内核中：下一次更改时会再次尝试。"
+        "如果问题持续，请用其他方式保存（FileStore：Chat(store=FileStore(path))）。"),
+    "notice.no_notebook": "此前端（VS Code、Colab 或普通网页）无法访问笔记本文档：对话仅保存在 {store} 中。",
+    "notice.refused_in_store": "{reason}。它保持原样；此对话不会被保存。",
+    "notice.refused_in_notebook": "{reason}。它在笔记本中保持原样；此对话不会被保存。",
+    "notice.save_failed": "无法保存对话：{error}",
+    "notice.not_an_object": "此笔记本中保存的对话不是 JSON 对象（而是 {type}）；保持原样。",
+    "notice.joined": "{first} {second}",
+    "load.unusable": "无法使用保存的对话：{reason}",
+    "load.not_strict_json": "记录不是严格的 JSON：{error}",
+    "load.secret": "记录中含有密钥，已拒绝：{error}",
+    "load.store_unreadable": "无法读取对话存储：{error}",
+    "load.paused_dropped": "已丢弃保存的暂停轮次：无法恢复暂停的轮次：{error}",
+    "restore.repaired": "保存的对话已修复：{parts}。没有运行任何内容。",
+    "restore.answered": "{n} 个没有结果的工具调用得到了“{result}”",
+    "restore.dropped": "丢弃了 {n} 个没有对应调用的工具结果",
+    "restore.closed": "{n} 个已有结果但仍标记为运行中或等待批准的工具调用被标记为 {status}",
+    "restore.list": "{first}；{second}",
+    "tools.not_restored": "{reason}。没有运行任何内容；消息已保留。",
+    "tools.paused_unreadable": "无法读取保存的暂停轮次：{error}",
+    "tools.paused_not_restored": "保存的暂停轮次未恢复：{reason}",
+    "tools.already_decided": "有 {n} 个工具调用已在本机之前的内核中做出决定（批准记录），因此不再提供：{ids}。",
+    "tools.ledger_unwritable": (
+        "无法写入批准记录 {path}（{error}）：如果笔记本未保存就关闭，此处批准的调用可能会再次被提供。"),
+    "mcp.unavailable": "MCP 服务器 {label!r} 不可用（{error}）：已略去它的工具",
+    "chat.empty_message": "消息为空",
+    "chat.turn_running": "本轮正在进行：请等待、停止它，或先处理待决的工具调用",
+    "chat.turn_paused": "本轮正在等待批准：请等待、停止它，或先处理待决的工具调用",
+    "chat.continue_refused": "无法继续：{reason}",
+    "chat.not_waiting": "工具调用 {call!r} 没有在等待决定",
+    "command.unknown": "未知命令 {name}：此对话没有这个命令（输入 / 查看命令）。",
+    "recovery.busy_running": "本轮正在进行，无法{action}：请先停止它",
+    "recovery.busy_paused": "有工具调用正在等待批准，无法{action}：请先批准或拒绝它",
+    "recovery.retrying": "重试",
+    "recovery.removing": "删除消息",
+    "recovery.editing": "编辑消息",
+    "recovery.nothing_to_retry": "只有在一轮失败后才能重试：没有可重试的内容",
+    "recovery.no_user_message": "重试需要一条可再次发送的用户消息：没有这样的消息",
+    "recovery.not_yours": "消息 {id!r} 不是你发送的：只能删除你发送的消息",
+    "recovery.no_such_message": "此对话中没有消息 {id!r}",
+    "recovery.not_last": "只能编辑并重新发送你发送的最后一条消息",
+    "action.not_object": "操作必须是 JSON 对象，而不是 {type}",
+    "action.bad_request_id": "request_id 必须是最多 256 个字符的字符串",
+    "action.unknown_kind": "未知的操作类型 {kind!r}（已知：{known}）",
+    "action.unexpected_fields": "{kind}：意外的字段 {fields}",
+    "action.missing_field": "{kind}：缺少字段 {name!r}",
+    "action.null_field": "{kind}：字段 {name!r} 不能为 null",
+    "action.wrong_type": "{kind}：字段 {name!r} 必须是 {wanted}，而不是 {got}",
+    "action.too_long": "{kind}：字段 {name!r} 超过 {limit} 个字符",
+    "action.empty_field": "{kind}：字段 {name!r} 不能为空",
+    "action.not_a_choice": "{kind}：字段 {name!r} 必须是以下之一：{choices}",
+    "action.not_json": "{kind}：{name} 不是有效的 JSON（{error}）",
+    "action.not_json_object": "{kind}：{name} 必须是 JSON 对象",
+    "action.no_recovery": "此对话无法重试、删除或编辑消息",
+    "action.no_commands": "此对话没有命令",
+}
+
+TABLES: Mapping[str, Mapping[str, str]] = {"en": EN, "zh-CN": ZH_CN}
+
+
+def table_locale(locale: str | None) -> str:
+    """The table for a language tag: "zh", "zh_CN", "zh-Hans" → "zh-CN"; anything else (or None) → "en"."""
+    if locale is None:
+        return "en"
+    if locale in TABLES:
+        return locale
+    return "zh-CN" if locale.lower().replace("_", "-").startswith("zh") else "en"
+
+
+def text(key: str, locale: str | None = None, **slots: object) -> str:
+    """The string `key` in `locale` with its slots filled (a Notice in a slot is said in `locale` too). An unknown
+    key is a bug: KeyError."""
+    template = TABLES[table_locale(locale)].get(key) or EN[key]
+    return template.format(**{name: say(value, locale) if isinstance(value, Notice) else value
+                              for name, value in slots.items()})
+
+
+class Notice(str):
+    """A sentence from the table: the English text as the string's value, its key and slots kept to say it again in
+    another language (``notice.say("zh-CN")``)."""
+
+    key: str
+    slots: dict[str, object]
+
+    def __new__(cls, key: str, **slots: object) -> Notice:
+        made = super().__new__(cls, text(key, "en", **slots))
+        made.key = key
+        made.slots = slots
+        return made
+
+    def say(self, locale: str | None) -> str:
+        return text(self.key, locale, **self.slots)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild, (self.key, self.slots))
+
+    def __copy__(self) -> Notice:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Notice:
+        return self
+
+
+def _rebuild(key: str, slots: dict[str, object]) -> Notice:
+    return Notice(key, **slots)
+
+
+def say(value: object, locale: str | None) -> str:
+    """``value`` in ``locale`` when it is a Notice; any other text (a plugin's own sentence) as it is."""
+    return value.say(locale) if isinstance(value, Notice) else str(value)
