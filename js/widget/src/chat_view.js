@@ -4,7 +4,7 @@
 import { ACTIONS, ActionSender } from "./actions.js";
 import { ConversationHeader } from "./conversation_header.js";
 import { readDraft, writeDraft } from "./drafts.js";
-import { t } from "./i18n.js";
+import { bound, t } from "./i18n.js";
 import { EmptyState } from "./empty_state.js";
 import { containKeys } from "./keys.js";
 import { button } from "./markdown.js";
@@ -171,9 +171,9 @@ export class ChatView {
       return active === null || active === document.body || (this.el.contains(active) && active.disabled === true);
     };
     if (lost()) this.input.focus({ preventScroll: true });
-    requestAnimationFrame(() => {
+    requestAnimationFrame(bound(() => {
       if (lost()) this.input.focus({ preventScroll: true });
-    });
+    }));
   }
 
   /** Regenerate / Edit on the latest exchange, while no turn runs or waits (the recovery bar owns failed turns). */
@@ -309,9 +309,9 @@ export class ChatView {
       writeDraft(this.draftKey, input.value);
       this.slash.typed();
     });
-    input.addEventListener("blur", () => setTimeout(() => {
+    input.addEventListener("blur", () => setTimeout(bound(() => {
       if (document.activeElement !== input) this.slash.menu.close();
-    }, 150));
+    }), 150));
     this.input = input;
     this.slash = new SlashCommands(input, {
       running: () => this.running(),
@@ -438,13 +438,13 @@ export class ChatView {
    * @param {HTMLElement} card
    */
   revealApproval(card) {
-    requestAnimationFrame(() => {
+    requestAnimationFrame(bound(() => {
       if (!card.isConnected || this.dead) return;
       this.follower.reveal(card);
       if (this.typingInComposer()) return;
       const approve = /** @type {HTMLButtonElement|null} */ (card.querySelector("[data-action=approve]"));
       approve?.focus({ preventScroll: true });
-    });
+    }));
   }
 
   typingInComposer() {
@@ -568,7 +568,7 @@ class Announcer {
   say(text) {
     // the same words twice are a change too: empty the region, then fill it on the next frame
     this.el.textContent = "";
-    requestAnimationFrame(() => (this.el.textContent = text));
+    requestAnimationFrame(bound(() => (this.el.textContent = text)));
   }
 }
 

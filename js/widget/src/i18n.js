@@ -1,6 +1,7 @@
 // Every string a person reads in the widget, one table per language (the kernel's notices have their own table,
-// notebook_chat/widget/strings.py). `t(key, params)` looks a key up in the widget's language — Chat(locale=...), else
-// the page's: JupyterLab's language setting sets <html lang>, else the browser's — and fills `{name}` slots.
+// notebook_chat/engine/notices.py). `t(key, params)` looks a key up in the widget's language — Chat(locale=...), else
+// the page's: JupyterLab's language setting sets <html lang> (@jupyterlab/translation-extension, once its language
+// pack is loaded), else the browser's — and fills `{name}` slots. Each view keeps its own language (see `current`).
 // test/i18n.test.js keeps both tables' keys equal and non-empty; an unknown key throws (a typo is a bug).
 
 /** @type {Record<string, string>} */
@@ -345,6 +346,11 @@ const zhCN = {
 /** @type {Record<string, Record<string, string>>} */
 export const DICTIONARIES = { en, "zh-CN": zhCN };
 
+/**
+ * The language of the view whose code runs now. Each view has its own (two chats on one page may differ): the view
+ * sets it at every way in — built, a kernel message, an event inside its element (`inLanguage`, `followLanguage`),
+ * a timer or promise it started (`bound`) — so `t` needs no view passed around. "" = not inside a view: the page's.
+ */
 let current = "";
 
 /** The page's language, matched to a table ("zh", "zh-Hans" → "zh-CN"), else "en". */
@@ -369,16 +375,68 @@ export function matchLanguage(tag) {
   return tag.toLowerCase().startsWith("zh") ? "zh-CN" : "en";
 }
 
-/** @param {string} language a key of DICTIONARIES (Chat(locale=...); else the page's language is used) */
-export function setLanguage(language) {
+/** @param {string} language */
+function checked(language) {
   if (!(language in DICTIONARIES)) throw new Error(`no strings for language ${language}`);
-  current = language;
+  return language;
+}
+
+/** Set the language for what runs next (tests; a view uses `inLanguage`). @param {string} language */
+export function setLanguage(language) {
+  current = checked(language);
+}
+
+/**
+ * Run `fn` with `language` in effect, then put the previous one back.
+ * @template T @param {string} language @param {() => T} fn @returns {T}
+ */
+export function inLanguage(language, fn) {
+  const before = current;
+  current = checked(language);
+  try {
+    return fn();
+  } finally {
+    current = before;
+  }
+}
+
+/**
+ * `fn`, to run later (a timer, an animation frame, a promise) in the language in effect now.
+ * @template {(...args: any[]) => any} F @param {F} fn @returns {F}
+ */
+export function bound(fn) {
+  const language = current;
+  return /** @type {F} */ ((...args) => (language ? inLanguage(language, () => fn(...args)) : fn(...args)));
+}
+
+const EVENTS = ["click", "dblclick", "keydown", "keyup", "keypress", "input", "change", "focus", "blur", "focusin",
+  "focusout", "pointerdown", "pointerup", "mousedown", "mouseup", "compositionend", "paste", "copy", "toggle",
+  "scroll", "submit"];
+
+/**
+ * Every event inside `el` runs its handlers in `language` (capturing, so before any handler inside). Returns the
+ * undo. @param {HTMLElement} el @param {string} language
+ */
+export function followLanguage(el, language) {
+  checked(language);
+  const enter = () => {
+    current = language;
+  };
+  for (const type of EVENTS) el.addEventListener(type, enter, true);
+  return () => {
+    for (const type of EVENTS) el.removeEventListener(type, enter, true);
+  };
+}
+
+/** The language in effect ("" outside a view: the page's is used). */
+export function currentLanguage() {
+  return current;
 }
 
 /** @param {string} key @param {Record<string, string|number>} [params] @returns {string} */
 export function t(key, params) {
   if (!(key in en)) throw new Error(`unknown string key ${key}`);
-  const table = DICTIONARIES[current || (current = detectLanguage())] ?? en;
+  const table = DICTIONARIES[current || detectLanguage()] ?? en;
   const text = table[key] ?? en[key];
   if (!params) return text;
   return text.replace(/\{(\w+)\}/g, (slot, name) => (name in params ? String(params[name]) : slot));

@@ -2,7 +2,7 @@
 // Protocol: docs/widget-protocol.md (kernel↔browser); the action table mirrors notebook_chat/widget/actions.py.
 import "./styles.css";
 import { ChatView } from "./chat_view.js";
-import { matchLanguage, setLanguage } from "./i18n.js";
+import { detectLanguage, followLanguage, inLanguage, matchLanguage } from "./i18n.js";
 import { connectNotebook } from "./metadata.js";
 import { PatchMismatch, StaleCopy } from "./patches.js";
 
@@ -47,13 +47,19 @@ export default {
         view.setDead();
       }
     };
+    // this view's language: Chat(locale=...), else the page's (JupyterLab's language setting sets <html lang>); every
+    // way into the view runs in it (another chat on the page may have another), and the kernel hears it in "ready"
     const locale = model.get("locale");
-    if (typeof locale === "string" && locale !== "") setLanguage(matchLanguage(locale));
-    view = new ChatView(el, post);
+    const language = typeof locale === "string" && locale !== "" ? matchLanguage(locale) : detectLanguage();
+    const here = (/** @type {() => any} */ fn) => inLanguage(language, fn);
+    el.lang = language;
+    el.dataset.language = language;
+    const unfollow = followLanguage(el, language);
+    view = here(() => new ChatView(el, post));
     // ipywidgets marks a model's comm dead when its kernel restarts or stops (the only change after render)
-    const onCommLive = () => view.setDead();
+    const onCommLive = () => here(() => view.setDead());
     model.on("comm_live_update", onCommLive);
-    const onHeader = () => view.setHeader(model.get("header") ?? "");
+    const onHeader = () => here(() => view.setHeader(model.get("header") ?? ""));
     onHeader();
 
     const bridgeReady = bridgeFor(model, el);
@@ -88,12 +94,12 @@ export default {
     const onMessage = (/** @type {any} */ msg) => {
       if (msg?.kind === "persist" && typeof msg.key === "string") {
         persisting = persisting.then(() => persist(msg)); // in order: each patch builds on the one before
-      } else view.handle(msg);
+      } else here(() => view.handle(msg));
     };
     model.on("msg:custom", onMessage);
     model.on("change:header", onHeader);
 
-    bridgeReady.then((bridge) => {
+    bridgeReady.then((bridge) => here(() => {
       if (disposed) return;
       view.setBridge(bridge);
       const key = model.get("key") || bridge.cellId;
@@ -106,15 +112,17 @@ export default {
           console.warn("notebook_chat: could not read the stored conversation", err);
         }
       }
-      view.actions.send({ kind: "ready", notebook: bridge.available, cell_id: bridge.cellId ?? null, record });
-    });
+      view.actions.send({ kind: "ready", notebook: bridge.available, cell_id: bridge.cellId ?? null, record,
+        locale: language });
+    }));
 
     return () => {
       disposed = true;
       model.off("msg:custom", onMessage);
       model.off("change:header", onHeader);
       model.off("comm_live_update", onCommLive);
-      view.dispose();
+      here(() => view.dispose());
+      unfollow();
     };
   },
 };

@@ -9,7 +9,7 @@ import javascript from "highlight.js/lib/languages/javascript";
 import bash from "highlight.js/lib/languages/bash";
 import json from "highlight.js/lib/languages/json";
 import sql from "highlight.js/lib/languages/sql";
-import { t } from "./i18n.js";
+import { bound, t } from "./i18n.js";
 
 hljs.registerLanguage("python", python);
 hljs.registerLanguage("javascript", javascript);
@@ -150,8 +150,8 @@ function codeBlock(pre, source, lang, insertCell) {
   copy.setAttribute("aria-label", lang ? t("code.copy_named", { lang }) : t("code.copy_unnamed"));
   copy.addEventListener("click", () => {
     navigator.clipboard?.writeText(source).then(
-      () => flash(copy, t("code.copied")),
-      () => flash(copy, t("code.copy_failed")),
+      bound(() => flash(copy, t("code.copied"))),
+      bound(() => flash(copy, t("code.copy_failed"))),
     );
   });
   const insert = button(t("code.insert"), "insert-cell");
@@ -177,5 +177,5 @@ export function button(text, action) {
 export function flash(b, text) {
   const before = b.textContent;
   b.textContent = text;
-  setTimeout(() => (b.textContent = before), 1200);
+  setTimeout(bound(() => (b.textContent = before)), 1200);
 }

@@ -3,7 +3,7 @@
 // Esc closes. A "this turn only" toggle shows while the text mentions something: pressed, the message's mentions
 // are sent for its own turn and never stored ("temp_mentions" on the send action). And the chips a user message
 // shows, one per mention it recorded.
-import { t } from "./i18n.js";
+import { bound, t } from "./i18n.js";
 import { PopupListbox } from "./listbox.js";
 import "./mentions.css";
 
@@ -46,7 +46,7 @@ export class MentionMenu {
     box.append(this.once);
     input.addEventListener("input", () => this.typed());
     input.addEventListener("keydown", (e) => this.menu.key(e), { capture: true });
-    input.addEventListener("blur", () => setTimeout(() => this.close(), 150));
+    input.addEventListener("blur", () => setTimeout(bound(() => this.close()), 150));
   }
 
   typed() {

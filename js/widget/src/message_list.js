@@ -5,7 +5,7 @@
 import { button, enhanceCodeBlocks, flash } from "./markdown.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { MarkdownStream } from "./streaming_markdown.js";
-import { t } from "./i18n.js";
+import { bound, t } from "./i18n.js";
 import { ToolCard } from "./tool_card.js";
 import { leftOutText, usageText } from "./usage.js";
 
@@ -50,7 +50,7 @@ class FrameScheduler {
     this.request();
   }
   request() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.run());
+    if (!this.frame) this.frame = requestAnimationFrame(bound(() => this.run()));
   }
   run() {
     this.frame = 0;
@@ -275,8 +275,8 @@ class MessageNode {
     copy.title = t("message.copy_title");
     copy.addEventListener("click", () => {
       navigator.clipboard?.writeText(this.content).then(
-        () => flash(copy, t("code.copied")),
-        () => flash(copy, t("code.copy_failed")),
+        bound(() => flash(copy, t("code.copied"))),
+        bound(() => flash(copy, t("code.copy_failed"))),
       );
     });
     // regenerate the last reply / edit and resend the last user message: both replace what followed the last user

@@ -2,7 +2,7 @@
 // pauses following and shows "Jump to latest"; scrolling back down (or the button) resumes it. A list that opens
 // (render, restore) starts at its latest message. Growth is seen with a MutationObserver and pinned once per frame,
 // so a chunk costs one comparison, not a layout per token.
-import { t } from "./i18n.js";
+import { bound, t } from "./i18n.js";
 import { button } from "./markdown.js";
 
 const AT_BOTTOM_PX = 24;
@@ -37,11 +37,11 @@ export class ScrollFollower {
 
   contentChanged() {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
+    this.frame = requestAnimationFrame(bound(() => {
       this.frame = 0;
       if (this.following) this.pin();
       this.renderJump();
-    });
+    }));
   }
 
   pin() {
