@@ -5,7 +5,9 @@ as a chat message."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,6 +48,9 @@ class Commands(Plugin):
 
     def user_commands(self) -> Mapping[str, Any]:
         return self._commands
+
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
 
 async def said(argument: str) -> str:
@@ -187,3 +192,15 @@ async def test_a_malformed_command_action_runs_nothing(content: dict[str, Any],
     answer = await browser_sends(chat, {**content, "request_id": "r7"})
     assert answer["ok"] is False
     assert plugin.kept == []
+
+
+async def test_the_readmes_plugin_command_example_runs_as_written(recording_comms: list[RecordingComm],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "user_commands" in b)
+    scope: dict[str, Any] = {"Chat": Chat}
+    exec(block.replace("Chat(plugins=[Notes()])", "chat = Chat(plugins=[Notes()])"), scope)
+    chat = scope["chat"]
+    assert chat.view_state()["commands"] == [{"name": "note", "description": "Keep a note"}]
+    assert await chat.run_command("note", "milk") == "Kept: milk"
