@@ -88,6 +88,7 @@ const en = {
   "storage.none": "not saved in notebook metadata",
   "storage.none_title":
     "No notebook document is reachable from this view; the kernel keeps the conversation in its own store.",
+  "storage.unreachable": "no notebook document is reachable from this view",
   "dead.kernel": "The kernel restarted — run this cell again to continue.",
   "scroll.jump": "Jump to latest ↓",
   "empty.intro": "Chatting with {provider}. The model runs tools here, in this kernel, next to your data.",
@@ -257,6 +258,7 @@ const zhCN = {
   "reply.left_out": "有 {n} 轮较早的对话未发送（超出上下文窗口）",
   "storage.none": "未保存在笔记本元数据中",
   "storage.none_title": "此视图无法访问笔记本文档；对话保存在内核自己的存储中。",
+  "storage.unreachable": "此视图无法访问笔记本文档",
   "dead.kernel": "内核已重启——请重新运行此单元格以继续。",
   "scroll.jump": "跳到最新 ↓",
   "empty.intro": "正在与 {provider} 对话。模型在这个内核里、在你的数据旁边运行工具。",

@@ -2,7 +2,7 @@
 // Protocol: docs/widget-protocol.md (kernel↔browser); the action table mirrors notebook_chat/widget/actions.py.
 import "./styles.css";
 import { ChatView } from "./chat_view.js";
-import { detectLanguage, followLanguage, inLanguage, matchLanguage } from "./i18n.js";
+import { detectLanguage, followLanguage, inLanguage, matchLanguage, t } from "./i18n.js";
 import { connectNotebook } from "./metadata.js";
 import { PatchMismatch, StaleCopy } from "./patches.js";
 
@@ -69,7 +69,7 @@ export default {
       if (disposed) return;
       const key = msg.key;
       if (!bridge.available || typeof bridge.apply !== "function") {
-        post({ kind: "persisted", key, ok: false, error: "no notebook document is reachable from this view" });
+        post({ kind: "persisted", key, ok: false, error: here(() => t("storage.unreachable")) });
         return;
       }
       if (msg.fallback !== undefined) {
