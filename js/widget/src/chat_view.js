@@ -13,7 +13,7 @@ import { MessageList } from "./message_list.js";
 import { RecoveryBar } from "./recovery.js";
 import { ScrollFollower } from "./scroll_follow.js";
 import { SkillChips } from "./skill_chips.js";
-import { SlashCommands, shortcutList } from "./slash_commands.js";
+import { SlashCommands, describe, shortcutList } from "./slash_commands.js";
 import { UsageTotal } from "./usage.js";
 import { RESYNC, ViewCopy } from "./view_copy.js";
 
@@ -358,7 +358,7 @@ export class ChatView {
       title.textContent = t("help.title");
       const list = document.createElement("dl");
       const rows = [...shortcutList(), ...this.slash.offered().map((c) => [`/${c.name}`,
-        c.description.startsWith("slash.") ? t(c.description) : c.description])];
+        describe(c)])];
       for (const [keys, what] of rows) {
         const dt = document.createElement("dt");
         const kbd = document.createElement("kbd");

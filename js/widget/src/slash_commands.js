@@ -17,7 +17,7 @@ const COMMAND = /^\/([\w.-]+)(?:\s+([\s\S]*))?$/;
  *     onDone?: (message: string|null) => void) => unknown,
  *   stop: () => void, help: () => void, note: (text: string, survives?: string | null) => void, submit: () => void,
  *   pluginCommands: () => {name: string, description?: string}[]}} Host
- * @typedef {{name: string, argument?: string, description: string, action?: string,
+ * @typedef {{name: string, argument?: string, description: string, action?: string, plugin?: boolean,
  *   run: (host: Host, argument: string) => void}} Command
  */
 
@@ -114,7 +114,8 @@ export class SlashCommands {
       .map((c) => /** @type {Command} */ ({
         name: c.name,
         argument: "text",
-        description: c.description ?? "",
+        description: typeof c.description === "string" ? c.description : "",
+        plugin: true,
         run: (host, argument) => {
           host.note(t("slash.running", { name: `/${c.name}` }));
           host.send(action("command", { name: c.name, argument: argument === "" ? null : argument }),
@@ -140,7 +141,7 @@ export class SlashCommands {
       .map((c) => ({
         value: c.name,
         label: `/${c.name}${c.argument ? ` [${t(`slash.argument.${c.argument}`)}]` : ""}`,
-        detail: c.description.startsWith("slash.") ? t(c.description) : c.description,
+        detail: describe(c),
       })));
   }
 
@@ -177,6 +178,11 @@ export class SlashCommands {
     command.run(this.host, (match[2] ?? "").trim());
     return { keep: "" };
   }
+}
+
+/** What the menu and the "?" panel say a command does: a built-in one's from the table, a plugin's as it wrote it. */
+export function describe(/** @type {Command} */ command) {
+  return command.plugin ? command.description : t(command.description);
 }
 
 /** The /help text and the "?" panel: every shortcut and the commands available here. @returns {[string, string][]} */

@@ -48,3 +48,11 @@ test("an unknown language is refused", () => {
   assert.throws(() => inLanguage("fr", () => t("composer.send")), /no strings for language fr/);
   assert.throws(() => followLanguage(new EventTarget(), "xx"));
 });
+
+test("a plugin's command description is shown as written, even when it looks like a table key", async () => {
+  const { describe } = await import("../src/slash_commands.js");
+  const run = () => {};
+  assert.equal(describe({ name: "x", description: "slash.retry", plugin: true, run }), "slash.retry");
+  assert.equal(inLanguage("zh-CN", () => describe({ name: "retry", description: "slash.retry", run })),
+    "重新发送失败的请求");
+});
