@@ -29,6 +29,7 @@ EN: Mapping[str, str] = {
     "notice.joined": "{first} {second}",
     # reading a stored conversation (persistence/loading.py)
     "load.unusable": "the stored conversation can't be used: {reason}",
+    "load.conversations_unusable": "the stored conversations can't be used: {error}",
     "load.not_strict_json": "the record is not strict JSON: {error}",
     "load.secret": "the record carries a secret and is refused: {error}",
     "load.store_unreadable": "the conversation store can't be read: {error}",
@@ -96,6 +97,7 @@ ZH_CN: Mapping[str, str] = {
     "notice.not_an_object": "此笔记本中保存的对话不是 JSON 对象（而是 {type}）；保持原样。",
     "notice.joined": "{first} {second}",
     "load.unusable": "无法使用保存的对话：{reason}",
+    "load.conversations_unusable": "无法使用保存的对话列表：{error}",
     "load.not_strict_json": "记录不是严格的 JSON：{error}",
     "load.secret": "记录中含有密钥，已拒绝：{error}",
     "load.store_unreadable": "无法读取对话存储：{error}",

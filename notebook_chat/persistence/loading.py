@@ -92,7 +92,7 @@ def read_entry(data: Any) -> LoadedChat:
     try:
         entry = parse_entry(data, "the stored chat")
     except StoreError as error:
-        return LoadedChat(ConversationList(), None, refused=f"the stored conversations can't be used: {error}")
+        return LoadedChat(ConversationList(), None, refused=Notice("load.conversations_unusable", error=error))
     conversations = ConversationList.from_entry(entry)
     loaded = read_record(entry["items"][entry["active"]])
     return LoadedChat(conversations, loaded.record, loaded.refused, loaded.notice, loaded.size)
@@ -102,5 +102,5 @@ def load_chat(store: ConversationStore, key: str) -> LoadedChat:
     try:
         entry = store.load_entry(key)
     except StoreError as error:
-        return LoadedChat(ConversationList(), None, refused=f"the conversation store can't be read: {error}")
+        return LoadedChat(ConversationList(), None, refused=Notice("load.store_unreadable", error=error))
     return read_entry(entry)

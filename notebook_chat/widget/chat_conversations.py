@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..engine.conversation import ConversationRecord, Message, utc_now
+from ..engine.notices import Notice
 from ..persistence import PersistenceError, read_record
 from ..persistence.blobs import pack
 from ..persistence.chat_entry import new_conversation_id
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from ..engine import MessageEngine
     from ..persistence import ConversationAutosave, ConversationStore
 
-SAVE_FAILED = "The conversation could not be saved: {error}"
 RUNNING = "a reply is being written in this conversation: stop it or wait for it before you {what}"
 UNKNOWN = "this chat has no conversation {id!r:.80} (see chat.conversations)"
 UNREADABLE = "the conversation {id!r:.80} can't be opened: {reason}. It is kept untouched."
@@ -215,4 +215,4 @@ class ConversationsMixin:
         try:
             change(self.store)
         except (PersistenceError, ValueError, TypeError, OSError, KeyError) as error:
-            self.engine.set_notice(SAVE_FAILED.format(error=error))
+            self.engine.set_notice(Notice("notice.save_failed", error=error))
