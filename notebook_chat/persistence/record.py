@@ -23,7 +23,7 @@ from notebook_chat.engine.conversation import (
 from notebook_chat.engine.errors import RecordError
 from notebook_chat.persistence.errors import SerializationError
 from notebook_chat.persistence.jsonsafe import MAX_DEPTH, to_json_value
-from notebook_chat.persistence.secrets import BEARER, assert_no_secrets, is_secret_key, normalize_key
+from notebook_chat.persistence.secrets import BEARER, ID_MAPS, assert_no_secrets, is_secret_key, normalize_key
 
 MAX_RECORD_BYTES = 20_000_000
 MAX_CONTEXT_BYTES = 1_000_000
@@ -122,10 +122,10 @@ def _walk(value: Any, depth: int = 0) -> int:
     if size != _CONTAINER:
         return size
     size = 0
-    stack: list[tuple[Any, int, bool]] = [(value, depth, False)]
+    stack: list[tuple[Any, int, bool, bool]] = [(value, depth, False, False)]
     pop, push, kinds = stack.pop, stack.append, _KEY_KINDS
     while stack:
-        item, depth, in_headers = pop()
+        item, depth, in_headers, keys_are_ids = pop()
         if depth >= MAX_DEPTH:
             return -1
         if type(item) is dict:
@@ -137,9 +137,9 @@ def _walk(value: Any, depth: int = 0) -> int:
                 if key_kind is None:
                     key_kind = _key_kind(key)
                 if key_kind:
-                    if key_kind == _SECRET:
+                    if key_kind == _SECRET and not keys_are_ids:
                         return -1
-                    child_in_headers = True
+                    child_in_headers = in_headers or key_kind == _HEADERS
                 else:
                     child_in_headers = in_headers
                 size += (len(key) if key.isascii() else len(key.encode("utf-8"))) + 2
@@ -149,7 +149,7 @@ def _walk(value: Any, depth: int = 0) -> int:
                     continue
                 leaf = _leaf(child, child_in_headers)
                 if leaf == _CONTAINER:
-                    push((child, depth + 1, child_in_headers))
+                    push((child, depth + 1, child_in_headers, key in ID_MAPS and kind is dict))
                 elif leaf < 0:
                     return -1
                 else:
@@ -162,7 +162,7 @@ def _walk(value: Any, depth: int = 0) -> int:
                     continue
                 leaf = _leaf(child, in_headers)
                 if leaf == _CONTAINER:
-                    push((child, depth + 1, in_headers))
+                    push((child, depth + 1, in_headers, False))
                 elif leaf < 0:
                     return -1
                 else:

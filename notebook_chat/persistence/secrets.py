@@ -33,6 +33,10 @@ SECRET_KEYS: frozenset[str] = frozenset(
 )
 """Object keys refused anywhere, compared lower-cased with everything but letters and digits removed."""
 
+ID_MAPS: frozenset[str] = frozenset({"tool_calls", "call_hashes"})
+"""Keys whose object maps ids (tool-call ids a model or server chose) to data: those ids are not field names, so an
+id spelled like a credential key (``"password"``) is not refused; what they map to is scanned as usual."""
+
 BEARER = re.compile(r"^\s*(bearer|basic|token)\s+\S{8,}", re.IGNORECASE)
 
 
@@ -56,16 +60,16 @@ def assert_no_secrets(value: Any, path: str = "$") -> None:
     _scan(to_json_value(value, path), path, in_headers=False)
 
 
-def _scan(value: Any, path: str, *, in_headers: bool) -> None:
+def _scan(value: Any, path: str, *, in_headers: bool, keys_are_ids: bool = False) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             child = field_path(path, key)
-            if is_secret_key(key):
+            if not keys_are_ids and is_secret_key(key):
                 raise SecretError(
                     child, f"the key {key!r} looks like a credential; secrets are never persisted"
                 )
             headers = in_headers or normalize_key(key).endswith("headers")
-            _scan(item, child, in_headers=headers)
+            _scan(item, child, in_headers=headers, keys_are_ids=key in ID_MAPS and isinstance(item, dict))
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _scan(item, field_path(path, index), in_headers=in_headers)

@@ -48,3 +48,36 @@ def test_a_store_refuses_to_save_a_credential(tmp_path: Path) -> None:
     with pytest.raises(SecretError):
         store.save("k", {**record_of([]), "headers": {"Authorization": "Bearer abcdefghijkl"}})
     assert not (tmp_path / "chats.json").exists()
+
+
+@pytest.mark.parametrize("call_id", ["password", "api_key", "Authorization", "cookie"])
+async def test_a_tool_call_id_spelled_like_a_credential_key_is_saved_and_loads_back(call_id: str) -> None:
+    from notebook_chat.engine import MessageEngine
+    from notebook_chat.persistence import ConversationAutosave, check_record, read_record
+    from notebook_chat.plugins import ToolPlugin, tool
+    from notebook_chat.testing import ScriptedProvider
+
+    @tool
+    def lookup(city: str) -> str:
+        """Look a city up."""
+        return f"{city}: sunny"
+
+    provider = ScriptedProvider().tool_calls([{"name": "lookup", "arguments": {"city": "Oslo"}, "id": call_id}])
+    engine = MessageEngine(provider.text("Sunny."), plugins=[ToolPlugin([lookup])])
+    store = MemoryStore()
+    autosave = ConversationAutosave(engine, store, "k")
+    await engine.send_message("weather?")
+
+    assert autosave.last_error is None
+    saved = store.load("k")
+    check_record(saved)
+    assert call_id in saved["messages"][1]["state"]["tool_calls"]
+    loaded = read_record(saved)
+    assert loaded.refused is None
+    assert loaded.record is not None
+    assert loaded.record["messages"][-1]["content"] == "Sunny."
+
+
+def test_a_credential_key_inside_what_a_call_id_maps_to_is_still_refused() -> None:
+    with pytest.raises(SecretError, match=r"api_key"):
+        assert_no_secrets({"state": {"tool_calls": {"password": {"status": "done", "api_key": "sk-x"}}}})
