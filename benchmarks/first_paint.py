@@ -161,7 +161,8 @@ def run(counts: list[int], runs: int, keep: Path | None, profile: bool) -> None:
                 for count in counts:
                     data = record(count)
                     latest, total = drawn_messages(data)
-                    metadata = {"notebook_chat": {"version": 1, "conversations": {"paint": data}}}
+                    entry = {"active": "main", "items": {"main": data}}  # today's layout: nothing to migrate
+                    metadata = {"notebook_chat": {"version": 2, "conversations": {"paint": entry}}}
                     paints, restores = [], []
                     for attempt in range(runs):
                         lab.open_notebook(f"paint-{count}-{attempt}.ipynb", [IMPORTS, CHAT], metadata=metadata)

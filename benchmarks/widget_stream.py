@@ -362,11 +362,13 @@ def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int |
 
 
 def history_metadata(count: int) -> dict[str, Any]:
-    """Notebook metadata holding a conversation of `count` messages under the benchmark chat's key."""
+    """Notebook metadata holding a conversation of `count` messages under the benchmark chat's key, in today's layout
+    (a version-1 record would be migrated by the first write, which sends the whole entry once)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from record_validation import record
 
-    return {"notebook_chat": {"version": 1, "conversations": {"bench": record(count)}}}
+    return {"notebook_chat": {"version": 2, "conversations": {"bench": {"active": "main",
+                                                                          "items": {"main": record(count)}}}}}
 
 
 def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None, attempt: int = 0) -> dict[str, Any]:
