@@ -44,8 +44,10 @@ class ChatPage:
         return self.lab.output(self.cell).locator(".nbc-root")
 
     def wait_ready(self, timeout: float = 30_000) -> None:
-        """The widget is drawn and its composer accepts text (the kernel answered the first snapshot)."""
+        """The widget is drawn, its composer accepts text and the kernel's first view has arrived (`data-synced`:
+        the commands, tools and conversation it draws are the kernel's, not the empty ones a view starts with)."""
         self.root.locator("[data-field=input]").wait_for(timeout=timeout)
+        self.lab.output(self.cell).locator(".nbc-root[data-synced=true]").wait_for(timeout=timeout)
 
     def wait_state(self, *states: str, timeout: float = 30_000) -> str:
         """Wait until the widget's request state is one of `states`; return it."""

@@ -294,3 +294,31 @@ def test_a_plugins_command_is_chosen_from_the_slash_menu_with_the_keyboard_and_r
     box.fill("/nothere")
     box.press("Enter")
     assert "Unknown command /nothere" in status.inner_text()
+
+
+def test_a_slash_menu_opened_before_the_kernels_first_view_arrives_offers_the_plugins_commands_once_it_does(
+        lab: Lab) -> None:
+    release = lab.server.root / lab.folder / "release-the-kernel"
+    setup = NOTES_PLUGIN + f'''
+import os, time
+from IPython.display import display
+chat = Chat(ScriptedProvider(), plugins=[notes], key="early-menu")
+display(chat)
+while not os.path.exists({str(release)!r}):  # the kernel is busy: the view's first request waits
+    time.sleep(0.02)
+'''
+    lab.open_notebook("early_menu.ipynb", [IMPORTS + setup])
+    lab.start_cell(0)
+    chat = ChatPage(lab)
+    box = chat.root.locator("[data-field=input]")
+    box.wait_for()
+    assert chat.root.get_attribute("data-synced") is None, "the kernel answered while its cell was still running"
+    box.focus()
+    lab.page.keyboard.type("/")
+    chat.root.get_by_role("listbox", name="Commands").wait_for()
+    assert "/note" not in options(chat)
+    release.touch()
+    chat.root.locator(".nbc-slash-menu [role=option]", has_text="/note").wait_for()
+    assert options(chat)[-1] == "/note"
+    assert box.input_value() == "/", "the refresh kept what the user typed"
+    lab.wait_cell_done(0)

@@ -156,6 +156,10 @@ export class ChatView {
     if (!this.continueBox.hidden && !this.recovery.el.hidden) this.continueBox.after(this.recovery.el);
     this.usage.render(view.usage_total);
     this.renderNotice(view.notice ?? "");
+    // the kernel's first view may arrive after the user opened the "/" menu or the "?" panel: they show what it offers
+    this.slash.refresh();
+    if (!this.helpPanel.hidden) this.toggleHelp(true);
+    this.el.dataset.synced = "true";
     // a decided card is drawn anew: the keyboard focus it held goes back to the composer, not to the page
     if (hadFocus) this.rescueFocus();
   }

@@ -145,6 +145,11 @@ export class SlashCommands {
       })));
   }
 
+  /** What the menu offers changed (the kernel's view: plugin commands, Continue): an open menu shows it now. */
+  refresh() {
+    if (this.menu.open) this.typed();
+  }
+
   /** @param {KeyboardEvent} e @returns {boolean} the menu used the key */
   key(e) {
     return this.menu.key(e);
