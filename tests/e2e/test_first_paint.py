@@ -1,145 +1,228 @@
-"""A long conversation paints without a freeze, in a real JupyterLab + Chromium: the latest messages are drawn first
-(at the bottom, in view), the older ones follow above them in slices until all are there in order, and a reader who
-scrolled up while they arrive sees the same messages stay where they are. Timings are benchmarks/first_paint.py's."""
+"""A long conversation paints without a freeze, in a real JupyterLab + Chromium: its latest messages are drawn first, at
+the bottom and in view; older ones are drawn only when the reader scrolls up to them (mouse wheel, keyboard), in order,
+and the message the reader looks at stays where it is while they are drawn above it. A pending approval restored after
+Restart Kernel in such a conversation still runs its tool. Timings are benchmarks/first_paint.py's."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.lab import CELLS, Lab
+from tests.e2e.chat_page import ChatPage
+from tests.e2e.lab import CELLS, Lab, active_record
 
 pytestmark = pytest.mark.browser
 
 TOTAL = 600
+KEY = "long"
+IDS = [f"{role}{n}" for n in range(TOTAL // 2) for role in ("u", "a")]
 
-LONG_CHAT = f'''
-from notebook_chat import Chat
-from notebook_chat.persistence import MemoryStore
+
+def long_conversation() -> dict[str, Any]:
+    """Notebook metadata holding a conversation of TOTAL messages under KEY (as benchmarks/first_paint.py seeds it)."""
+    messages: list[dict[str, Any]] = []
+    for n in range(TOTAL // 2):
+        messages += [
+            {"id": f"u{n}", "role": "user", "content": f"question {n}"},
+            {"id": f"a{n}", "role": "assistant",
+             "content": f"**answer {n}**\n\n- a point\n- another point\n\n```python\nx = {n}\n```"},
+        ]
+    record = {"version": 1, "messages": messages, "turns": [], "paused_turn": None,
+              "updated_at": "2026-01-01T00:00:00Z"}
+    entry = {"active": "main", "items": {"main": record}}
+    return {"notebook_chat": {"version": 2, "conversations": {KEY: entry}}}
+
+
+CHAT = f'''
+import pathlib
+from notebook_chat import Chat, tool
 from notebook_chat.providers import DemoModel
 
-messages = []
-for n in range({TOTAL} // 2):
-    messages += [{{"id": f"u{{n}}", "role": "user", "content": f"question {{n}}"}},
-                 {{"id": f"a{{n}}", "role": "assistant",
-                   "content": f"**answer {{n}}**\\n\\n- a point\\n- another point\\n\\n```python\\nx = {{n}}\\n```"}}]
-store = MemoryStore()
-store.save("long", {{"version": 1, "messages": messages, "turns": [], "paused_turn": None,
-                    "updated_at": "2026-01-01T00:00:00Z"}})
-chat = Chat(DemoModel(), key="long", store=store)
+RUNS = pathlib.Path("runs.txt")
+
+@tool(approval=True)
+def record_run(label: str) -> str:
+    """Append a line to runs.txt."""
+    with RUNS.open("a") as file:
+        file.write(label + "\\n")
+    return "recorded"
+
+chat = Chat(DemoModel(delay=0.005), tools=[record_run], key="{KEY}")
 chat
 '''
 
-# Counts the drawn messages after every DOM change from before the cell runs; once the reader has scrolled
-# (window.__paintWatch.anchor set), it records how far the anchored message moved on screen at each change.
-WATCH = """(cells) => {
-  const state = { counts: [], moved: 0, anchor: null, top: 0 };
-  const observer = new MutationObserver(() => {
-    const cell = document.querySelectorAll(cells)[0];
-    const count = cell ? cell.querySelectorAll('.nbc-message').length : 0;
-    if (count && state.counts.at(-1) !== count) state.counts.push(count);
-    if (state.anchor) {
-      state.moved = Math.max(state.moved, Math.abs(state.anchor.getBoundingClientRect().top - state.top));
-    }
-  });
-  observer.observe(document.body, { childList: true, subtree: true });
-  window.__paintWatch = state;
-}"""
+LIST = f"{CELLS} .nbc-root:not([data-dead=true]) .nbc-messages"
 
-SCROLL_UP = """(cells) => {
-  const list = document.querySelectorAll(cells)[0].querySelector('.nbc-messages');
-  list.scrollTop = Math.max(0, list.scrollTop - 400);
-  const box = list.getBoundingClientRect();
-  const anchor = [...list.querySelectorAll('.nbc-message')].find((m) => m.getBoundingClientRect().top >= box.top);
-  const state = window.__paintWatch;
-  state.anchor = anchor;
-  state.top = anchor.getBoundingClientRect().top;
-  return { drawn: list.querySelectorAll('.nbc-message').length, id: anchor.dataset.messageId };
+# Resolves once the page had two idle periods in a row after the frames that follow (nothing left to draw on its own).
+SETTLED = """() => new Promise((done) => {
+  const idle = (n) => requestIdleCallback(() => (n ? requestAnimationFrame(() => idle(n - 1)) : done(true)));
+  idle(2);
+})"""
+
+NOTCH = 300
+
+# Resolves once the list's scroll position, height and undrawn count stayed the same for three frames in a row.
+SETTLED_SCROLL = """(sel) => new Promise((done) => {
+  const list = document.querySelector(sel);
+  let last = null, still = 0;
+  const tick = () => {
+    const now = `${list.scrollTop}|${list.scrollHeight}|${list.dataset.older}`;
+    still = now === last ? still + 1 : 0;
+    last = now;
+    if (still >= 3) done(); else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})"""
+# The message at the pointer's height (a user message may be narrower than the list: its row counts), or the next one.
+UNDER_POINTER = """([sel, x, y]) => {
+  const m = [...document.querySelector(sel).querySelectorAll('.nbc-message')]
+    .find((el) => el.getBoundingClientRect().bottom > y);
+  return { id: m.dataset.messageId, top: m.getBoundingClientRect().top };
 }"""
+TOP_OF = """([sel, id]) =>
+  document.querySelector(sel).querySelector(`[data-message-id="${id}"]`).getBoundingClientRect().top"""
 
 
 def drawn_ids(lab: Lab) -> list[str]:
     ids: list[str] = lab.page.evaluate(
-        "(cells) => [...document.querySelectorAll(cells)[0].querySelectorAll('.nbc-message')]"
-        ".map((m) => m.dataset.messageId)", CELLS)
+        "(sel) => [...document.querySelector(sel).querySelectorAll('.nbc-message')].map((m) => m.dataset.messageId)",
+        LIST)
     return ids
 
 
-def open_long_chat(lab: Lab) -> None:
-    lab.open_notebook("long.ipynb", [LONG_CHAT])
-    lab.page.evaluate(WATCH, CELLS)
-    lab.start_cell(0)
-    lab.cell(0).locator(f'.nbc-message[data-message-id="a{TOTAL // 2 - 1}"] .nbc-content strong').wait_for()
+def open_long_chat(lab: Lab) -> ChatPage:
+    lab.open_notebook("long.ipynb", [CHAT], metadata=long_conversation())
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.root.locator(f'.nbc-message[data-message-id="a{TOTAL // 2 - 1}"] .nbc-content strong').wait_for()
+    lab.page.locator(LIST).scroll_into_view_if_needed()  # the notebook scrolls the chat's list into the page's view
+    lab.page.evaluate(SETTLED)
+    return chat
 
 
-def test_a_long_conversation_draws_its_latest_messages_first_and_the_rest_above_them_in_slices(lab: Lab) -> None:
+def in_list_view(lab: Lab, message_id: str, inner: str = "") -> bool:
+    """The message (or `inner`, a selector inside it) is drawn and inside the list's box (what the list shows)."""
+    inside: bool = lab.page.evaluate(
+        """([sel, id, inner]) => { const l = document.querySelector(sel);
+           const m = l.querySelector(`[data-message-id="${id}"] ${inner}`);
+           if (!m) return false;
+           const box = l.getBoundingClientRect(), r = m.getBoundingClientRect();
+           return r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && r.height > 0 }""", [LIST, message_id, inner])
+    return inside
+
+
+def test_a_long_conversation_draws_only_its_latest_messages_at_the_bottom_in_view(lab: Lab) -> None:
+    chat = open_long_chat(lab)
+    latest = chat.root.locator(f'.nbc-message[data-message-id="a{TOTAL // 2 - 1}"]')
+    expect(latest).to_be_in_viewport()
+    assert in_list_view(lab, f"a{TOTAL // 2 - 1}")
+    at_bottom: bool = lab.page.evaluate(
+        "(sel) => { const l = document.querySelector(sel); return l.scrollHeight - l.scrollTop - l.clientHeight < 2 }",
+        LIST)
+    assert at_bottom
+    drawn = drawn_ids(lab)
+    assert drawn == IDS[-len(drawn):]  # the latest ones, in order
+    assert len(drawn) < TOTAL // 10  # nobody scrolled: the older ones cost nothing
+    assert chat.root.locator(".nbc-messages").get_attribute("data-older") == str(TOTAL - len(drawn))
+
+
+def test_the_mouse_wheel_reveals_every_older_message_in_order_not_moving_the_one_under_the_pointer(lab: Lab) -> None:
     open_long_chat(lab)
-    latest = lab.cell(0).locator(f'.nbc-message[data-message-id="a{TOTAL // 2 - 1}"]')
-    assert latest.is_visible()
-    lab.page.wait_for_function(f"() => window.__paintWatch.counts.at(-1) === {TOTAL}", timeout=120_000)
-    counts: list[int] = lab.page.evaluate("() => window.__paintWatch.counts")
-    assert counts[0] < TOTAL // 10  # the first paint held only the latest messages
-    assert len(counts) > 3  # the rest came in several slices
+    box = lab.page.locator(LIST).bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + 60  # near the top: a notch up moves its message down, still in view
+    lab.page.mouse.move(x, y)
+    counts, moves = [len(drawn_ids(lab))], []
+    for _ in range(30):
+        under: dict[str, Any] = lab.page.evaluate(UNDER_POINTER, [LIST, x, y])
+        lab.page.mouse.wheel(0, -NOTCH)
+        lab.page.evaluate(SETTLED_SCROLL, LIST)
+        top: float = lab.page.evaluate(TOP_OF, [LIST, under["id"]])
+        moves.append((under["id"], top - under["top"]))
+        counts.append(len(drawn_ids(lab)))
+    # each notch moves the message under the pointer down by the notch, whatever was drawn above it meanwhile (without
+    # keeping it in place: by the height of every message drawn above); the browser rounds each scroll offset it is
+    # given, so each slice's compensation may be off by a fraction of a pixel (measured up to 2.4 px over a step)
+    assert [(m, moved) for m, moved in moves if abs(moved - NOTCH) >= 4] == [], moves
     assert counts == sorted(counts)
-    assert drawn_ids(lab) == [f"{role}{n}" for n in range(TOTAL // 2) for role in ("u", "a")]
-    assert latest.is_visible()  # still at the bottom once everything is drawn
+    assert counts[-1] > counts[0] + 20  # older messages were drawn as the reader came near them
+    assert drawn_ids(lab) == IDS[-counts[-1]:]  # above the first paint's, in order
+    deadline = time.monotonic() + 120
+    while not in_list_view(lab, "u0"):
+        assert time.monotonic() < deadline, f"still {drawn_ids(lab)[0]} at the top after 120 s of scrolling"
+        lab.page.mouse.wheel(0, -3000)
+        lab.page.evaluate(SETTLED_SCROLL, LIST)
+    assert drawn_ids(lab) == IDS  # every message, once, in order
 
 
-def test_scrolling_up_while_older_messages_arrive_keeps_the_read_message_in_place(lab: Lab) -> None:
+def test_paging_up_with_the_keyboard_reveals_older_messages_in_order_without_moving_the_one_in_view(lab: Lab) -> None:
     open_long_chat(lab)
-    scrolled: dict[str, Any] = lab.page.evaluate(SCROLL_UP, CELLS)
-    assert scrolled["drawn"] < TOTAL  # older messages are still being drawn above
-    lab.page.wait_for_function(f"() => window.__paintWatch.counts.at(-1) === {TOTAL}", timeout=120_000)
-    lab.page.wait_for_timeout(500)  # the last slice's markdown renders
-    moved: float = lab.page.evaluate("() => window.__paintWatch.moved")
-    # scrollHeight is whole pixels, so each slice's compensation may be off by a fraction of a pixel (measured 1.3-2.5
-    # px over ~20 slices); a jump is a line or more (without the compensation: thousands of pixels)
-    assert moved < 4, f"message {scrolled['id']} moved {moved}px while older messages were drawn above it"
-    assert lab.cell(0).locator(".nbc-button-jump-latest").is_visible()
+    box = lab.page.locator(LIST).bounding_box()
+    assert box is not None
+    y = box["y"] + 60
+    lab.page.locator(LIST).focus()
+    before, moves = drawn_ids(lab), []
+    for _ in range(25):
+        under: dict[str, Any] = lab.page.evaluate(UNDER_POINTER, [LIST, 0, y])
+        lab.page.keyboard.press("PageUp")
+        lab.page.evaluate(SETTLED_SCROLL, LIST)
+        top: float = lab.page.evaluate(TOP_OF, [LIST, under["id"]])
+        moves.append(top - under["top"])
+    after = drawn_ids(lab)
+    assert len(after) > len(before) + 20
+    assert after == IDS[-len(after):]  # the older ones went in above, in order
+    # every press pages up by as much (most of a list height), whatever was drawn above the view meanwhile
+    assert min(moves) > 100
+    assert max(moves) - min(moves) < 4, moves
 
 
-# Scrolls from the latest message up to the first one, a step at a time, as a reader does; at each step the message
-# at the top of the view must stay where the step put it once the messages that came into view are drawn (messages
-# out of view are not laid out until they are near it, so their height is only known then).
-SCROLL_TO_THE_FIRST = """async (cells) => {
-  const list = document.querySelectorAll(cells)[0].querySelector('.nbc-messages');
-  const frames = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-  let moved = 0, steps = 0, worst = null;
-  while (list.scrollTop > 0 && steps < 2000) {
-    list.scrollTop = Math.max(0, list.scrollTop - 250);
-    steps += 1;
-    const top = list.getBoundingClientRect().top;
-    const anchor = [...list.querySelectorAll('.nbc-message')].find((m) => m.getBoundingClientRect().top >= top);
-    const before = anchor.getBoundingClientRect().top;
-    await frames();
-    const shift = Math.abs(anchor.getBoundingClientRect().top - before);
-    if (shift > moved) { moved = shift; worst = anchor.dataset.messageId; }
-  }
-  const first = list.querySelector('.nbc-message');
-  return { moved, steps, worst, scrollTop: list.scrollTop, first: first.dataset.messageId };
-}"""
+def test_an_older_message_is_drawn_complete_when_scrolled_to(lab: Lab) -> None:
+    chat = open_long_chat(lab)
+    lab.page.locator(LIST).focus()
+    target = chat.root.locator('.nbc-message[data-message-id="a250"]')
+    for _ in range(200):
+        if target.count():
+            break
+        lab.page.keyboard.press("PageUp")
+    target.scroll_into_view_if_needed()
+    lab.page.evaluate(SETTLED_SCROLL, LIST)
+    expect(target.locator(".nbc-content strong")).to_have_text("answer 250")
+    expect(target.locator(".nbc-content li")).to_have_text(["a point", "another point"])
+    expect(target.locator(".nbc-code pre")).to_contain_text("x = 250")
+    expect(target.locator(".nbc-code .nbc-code-bar button").first).to_be_visible()  # the code block's toolbar
+    assert in_list_view(lab, "a250", ".nbc-code")
 
 
-def test_scrolling_up_to_the_first_message_reveals_older_messages_without_a_jump(lab: Lab) -> None:
-    open_long_chat(lab)
-    lab.page.wait_for_function(f"() => window.__paintWatch.counts.at(-1) === {TOTAL}", timeout=120_000)
-    lab.page.wait_for_timeout(500)  # the last slice's markdown renders
-    scrolled: dict[str, Any] = lab.page.evaluate(SCROLL_TO_THE_FIRST, CELLS)
-    assert scrolled["steps"] > 20  # a long way up
-    assert scrolled["scrollTop"] == 0
-    assert scrolled["first"] == "u0"
-    assert scrolled["moved"] < 4, f"message {scrolled['worst']} moved {scrolled['moved']}px as it came into view"
+def test_approve_on_a_pending_approval_restored_after_restart_in_a_long_conversation_runs_the_tool_once(
+    lab: Lab,
+) -> None:
+    chat = open_long_chat(lab)
+    runs = lab.server.root / lab.folder / "runs.txt"
+    chat.send("Please record_run for Alpha")
+    call_id = chat.wait_pending_card().get_attribute("data-tool-call-id")
+    deadline = time.monotonic() + 30
+    while not active_record(lab.notebook_metadata("notebook_chat") or {}, KEY).get("paused_turn"):
+        assert time.monotonic() < deadline, "the paused turn never reached the notebook metadata"
+        time.sleep(0.1)
 
+    lab.restart_kernel()
+    lab.run_cell(0)
+    card = lab.page.locator(f"{LIST} [data-tool-call-id='{call_id}']")
+    card.locator("[data-action=approve]").wait_for()
+    lab.page.evaluate(SETTLED_SCROLL, LIST)
+    message_id = card.evaluate("(el) => el.closest('.nbc-message').dataset.messageId")
+    assert in_list_view(lab, message_id, f"[data-tool-call-id='{call_id}']")  # at the bottom, in view
+    assert len(drawn_ids(lab)) < TOTAL // 10  # restored as lazily as it was first drawn
+    assert not runs.exists()
 
-def test_the_first_message_is_drawn_complete_when_scrolled_to(lab: Lab) -> None:
-    open_long_chat(lab)
-    lab.page.wait_for_function(f"() => window.__paintWatch.counts.at(-1) === {TOTAL}", timeout=120_000)
-    first = lab.cell(0).locator('.nbc-message[data-message-id="a0"]')
-    first.scroll_into_view_if_needed()
-    expect(first.locator(".nbc-content strong")).to_have_text("answer 0")  # drawn in the frame after the scroll
-    expect(first.locator(".nbc-content li")).to_have_text(["a point", "another point"])
-    expect(first.locator(".nbc-code pre")).to_contain_text("x = 0")
-    expect(first.locator(".nbc-code .nbc-code-bar button").first).to_be_visible()  # the code block's toolbar
-    expect(first).to_be_in_viewport()
+    card.locator("[data-action=approve]").click()
+    lab.page.locator(f"{LIST} .nbc-message[data-role=assistant][data-loading=false]",
+                     has_text="I called record_run and got: recorded").wait_for(timeout=30_000)
+    deadline = time.monotonic() + 10
+    while not runs.exists():
+        assert time.monotonic() < deadline, "the approved tool never ran"
+        time.sleep(0.1)
+    assert runs.read_text().splitlines() == ["Alpha"]

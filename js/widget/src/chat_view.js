@@ -81,6 +81,7 @@ export class ChatView {
       replyFinished: (text) => this.announcer.say(t("a11y.reply_finished", { text })),
       toolInfo: (name) => this.tools[name] ?? null,
       regenerate: () => this.regenerate(),
+      shifted: () => this.follower.shifted(),
     });
     this.follower = new ScrollFollower(this.list.el);
     this.listBox = div("nbc-list-box");

@@ -6,6 +6,7 @@ import { button, enhanceCodeBlocks, flash } from "./markdown.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { bound, t } from "./i18n.js";
+import { HistoryWindow } from "./history_window.js";
 import { ToolCard } from "./tool_card.js";
 import { leftOutText, usageText } from "./usage.js";
 
@@ -17,36 +18,26 @@ import { leftOutText, usageText } from "./usage.js";
  * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null,
  *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void,
  *   toolInfo: (name: string) => import("./tool_card.js").ToolInfo|null,
- *   regenerate?: () => void}} Hooks
+ *   regenerate?: () => void, shifted?: () => void}} Hooks
  */
 
-/** Main-thread time a frame may spend on background work: drawing older messages, their first renders. */
-export const FRAME_BUDGET_MS = 12;
-/** Messages drawn at once when a long conversation first arrives (the latest ones); the rest follow in slices. */
-export const FIRST_PAINT = 30;
+/** Main-thread time a frame may spend on drawing older messages (a slice stops once it is spent). */
+export const FRAME_BUDGET_MS = 8;
 /**
- * From this many messages on, the list is long (data-long): messages out of view skip style, layout and paint until
- * they come near it (CSS content-visibility), so the work of a frame does not grow with the conversation.
- */
-export const LONG_LIST = 60;
-
-/**
- * Runs dirty renders once per frame. What changed in view (a streaming reply, an updated message) renders in the
- * next frame; background renders (messages drawn for the first time) share a time budget per frame, newest first.
+ * Runs dirty renders once per frame: what changed (a streaming reply, an updated message, a message drawn for the first
+ * time) renders in the next frame; then the background work (drawing older messages), if any, while the frame has time.
  */
 class FrameScheduler {
   constructor() {
     /** @type {Set<MessageNode>} */
     this.dirty = new Set();
-    /** @type {Set<MessageNode>} */
-    this.backlog = new Set();
     /** @type {(() => boolean) | null} background work after the renders; returns true while more remains */
     this.background = null;
     this.frame = 0;
   }
   /** @param {MessageNode} node */
   add(node) {
-    (node.background ? this.backlog : this.dirty).add(node);
+    this.dirty.add(node);
     this.request();
   }
   request() {
@@ -61,21 +52,12 @@ class FrameScheduler {
       if (node.disposed) continue;
       if (!node.render(now)) this.add(node);
     }
-    const deadline = now + FRAME_BUDGET_MS;
-    for (const node of this.backlog) {
-      if (performance.now() > deadline) break;
-      this.backlog.delete(node);
-      if (node.disposed) continue;
-      node.background = false;
-      if (!node.render(performance.now())) this.add(node);
-    }
-    if (this.background && performance.now() < deadline && !this.background()) this.background = null;
-    if (this.backlog.size || this.background) this.request();
+    if (this.background && !this.background()) this.background = null;
+    if (this.background) this.request();
   }
   dispose() {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.dirty.clear();
-    this.backlog.clear();
     this.background = null;
   }
 }
@@ -96,31 +78,25 @@ export class MessageList {
     this.live = false;
     /** @type {Map<string, MessageNode>} */
     this.nodes = new Map();
-    /** @type {MessageView[]} older messages not drawn yet (a long conversation's first paint), newest last */
-    this.older = [];
+    /** @type {HistoryWindow<MessageView>} which messages are drawn: the latest, and older ones as the reader nears them */
+    this.history = new HistoryWindow();
     this.scheduler = new FrameScheduler();
+    // scrolling up (wheel, keys, scrollbar) or the list growing taller (shown, resized) may bring older messages near
+    this.onScroll = () => this.drawOlderSoon();
+    this.el.addEventListener("scroll", this.onScroll, { passive: true });
+    this.resize = typeof ResizeObserver === "function" ? new ResizeObserver(() => this.drawOlderSoon()) : null;
+    this.resize?.observe(this.el);
   }
 
   /**
    * @param {MessageView[]} messages the full list from a snapshot. A long conversation arriving into an empty list
-   * draws its latest FIRST_PAINT messages now and the older ones above them in slices (a frame budget each), so
-   * the page never freezes; messages not drawn yet wait in `this.older` (newest last) and take later snapshots.
+   * draws its latest messages only (history_window.js); older ones are drawn above them when the reader comes near
+   * (drawOlder), so a first paint costs the same at 30 messages as at 3,000 and the page never freezes.
    */
   reconcile(messages) {
-    let visible = messages.filter((m) => !m.hidden && (m.role === "user" || m.role === "assistant"));
-    if (this.nodes.size === 0 && this.older.length === 0 && visible.length > FIRST_PAINT) {
-      this.older = visible.slice(0, visible.length - FIRST_PAINT);
-      visible = visible.slice(visible.length - FIRST_PAINT);
-      this.scheduler.background = () => this.drawOlder();
-      this.scheduler.request();
-    } else if (this.older.length) {
-      const first = visible.findIndex((m) => this.nodes.has(m.id));
-      const cut = first < 0 ? 0 : first;
-      this.older = visible.slice(0, cut);
-      visible = visible.slice(cut);
-      if (this.older.length === 0) this.scheduler.background = null;
-    }
-    this.markLong(visible.length + this.older.length);
+    const all = messages.filter((m) => !m.hidden && (m.role === "user" || m.role === "assistant"));
+    const visible = this.history.split(all, (id) => this.nodes.has(id));
+    this.el.dataset.older = String(this.history.remaining);
     const keep = new Set(visible.map((m) => m.id));
     for (const [id, node] of this.nodes) {
       if (!keep.has(id)) {
@@ -141,36 +117,46 @@ export class MessageList {
       if (node.el !== cursor) this.el.insertBefore(node.el, cursor);
       else cursor = nextMessageEl(cursor.nextSibling);
     }
+    this.drawOlderSoon();
   }
 
-  /** @param {number} count the messages the conversation shows (drawn or not yet) */
-  markLong(count) {
-    const long = String(count >= LONG_LIST);
-    if (this.el.dataset.long !== long) this.el.dataset.long = long;
+  /** Older messages wait: look in the next frame whether the reader is near them (cheap when nothing waits). */
+  drawOlderSoon() {
+    if (this.history.remaining === 0 || this.scheduler.background) return;
+    this.scheduler.background = () => this.drawOlder();
+    this.scheduler.request();
   }
 
   /**
-   * One slice of the older messages, drawn above the first drawn one until the frame budget is spent; the reader's
-   * view stays where it is (measured from the bottom). @returns {boolean} true while more remain
+   * While the reader is near the top of what is drawn, draw older messages above it, a slice at a time until the frame
+   * budget is spent. Each is rendered before it goes in, so its height is final, and the message at the top of the
+   * reader's view stays where it is on screen. @returns {boolean} true while the frame budget stopped the drawing
    */
   drawOlder() {
-    if (this.older.length === 0) return false;
-    const start = performance.now();
-    const fragment = document.createDocumentFragment();
-    const drawn = [];
-    while (this.older.length && (drawn.length === 0 || performance.now() - start < FRAME_BUDGET_MS / 2)) {
-      const message = /** @type {MessageView} */ (this.older.pop());
-      const node = new MessageNode(message, this.hooks, this.scheduler, false, true);
-      this.nodes.set(message.id, node);
-      drawn.push(node);
-    }
-    for (let i = drawn.length - 1; i >= 0; i--) fragment.append(drawn[i].el);
     const list = this.el;
-    const fromBottom = list.scrollHeight - list.scrollTop;
-    list.insertBefore(fragment, nextMessageEl(list.firstChild));
-    list.scrollTop = list.scrollHeight - fromBottom;
-    this.el.dataset.older = String(this.older.length);
-    return this.older.length > 0;
+    const start = performance.now();
+    let drawn = 0;
+    while (this.history.wantsOlder(list.scrollTop, list.clientHeight)) {
+      if (drawn > 0 && performance.now() - start > FRAME_BUDGET_MS) return true;
+      const fragment = document.createDocumentFragment();
+      for (const message of this.history.take()) {
+        const node = new MessageNode(message, this.hooks, this.scheduler, false);
+        node.render(performance.now());
+        this.nodes.set(message.id, node);
+        fragment.append(node.el);
+        drawn += 1;
+      }
+      // the message at the top of the reader's view stays where it is on screen
+      const anchor = firstInView(list);
+      const before = anchor?.getBoundingClientRect().top ?? 0;
+      list.insertBefore(fragment, nextMessageEl(list.firstChild));
+      if (anchor) {
+        list.scrollTop += anchor.getBoundingClientRect().top - before;
+        this.hooks.shifted?.();
+      }
+      this.el.dataset.older = String(this.history.remaining);
+    }
+    return false;
   }
 
   /**
@@ -206,9 +192,20 @@ export class MessageList {
 
   dispose() {
     this.scheduler.dispose();
+    this.el.removeEventListener("scroll", this.onScroll);
+    this.resize?.disconnect();
     for (const node of this.nodes.values()) node.dispose();
     this.nodes.clear();
   }
+}
+
+/** The first message whose bottom is below the list's top edge (the one the reader's view starts in), or null. */
+function firstInView(/** @type {HTMLElement} */ list) {
+  const top = list.getBoundingClientRect().top;
+  for (let el = nextMessageEl(list.firstChild); el; el = nextMessageEl(el.nextSibling)) {
+    if (el.getBoundingClientRect().bottom > top) return el;
+  }
+  return null;
 }
 
 /** @param {ChildNode|null} node @returns {HTMLElement|null} */
@@ -221,11 +218,9 @@ class MessageNode {
   /**
    * @param {MessageView} message @param {Hooks} hooks @param {FrameScheduler} scheduler
    * @param {boolean} live a turn is running: a finished reply drawn now is announced
-   * @param {boolean} [background] its first render waits for spare frame time (an older message of a first paint)
    */
-  constructor(message, hooks, scheduler, live, background = false) {
+  constructor(message, hooks, scheduler, live) {
     this.hooks = hooks;
-    this.background = background;
     /** announce the reply once its text is drawn */
     this.announce = live && message.role === "assistant" && message.loading !== true;
     this.scheduler = scheduler;

@@ -53,6 +53,11 @@ export class ScrollFollower {
     }
   }
 
+  /** The list moved its own content (older messages drawn above, the view kept in place): not the reader's scroll. */
+  shifted() {
+    this.pinnedAt = this.list.scrollTop;
+  }
+
   toLatest() {
     this.following = true;
     this.pin();

@@ -1,0 +1,93 @@
+// Which messages of a long conversation the list draws (src/history_window.js). Run: cd js/widget && node --test
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { FIRST_PAINT, HistoryWindow } from "../src/history_window.js";
+
+const conversation = (count, prefix = "m") => Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}` }));
+const ids = (messages) => messages.map((m) => m.id);
+const none = () => false;
+
+test("a conversation arriving into an empty list draws only its latest messages, whatever its length", () => {
+  for (const count of [FIRST_PAINT + 1, 100, 1000, 3000]) {
+    const window = new HistoryWindow();
+    const shown = window.split(conversation(count), none);
+    assert.deepEqual(ids(shown), ids(conversation(count)).slice(count - FIRST_PAINT));
+    assert.equal(window.remaining, count - FIRST_PAINT);
+  }
+});
+
+test("a short conversation is drawn whole", () => {
+  for (const count of [0, 1, FIRST_PAINT]) {
+    const window = new HistoryWindow();
+    assert.equal(window.split(conversation(count), none).length, count);
+    assert.equal(window.remaining, 0);
+  }
+});
+
+test("older messages come newest first, a slice at a time, each slice in conversation order, until none wait", () => {
+  const window = new HistoryWindow({ firstPaint: 10, slice: 4 });
+  const messages = conversation(23);
+  const drawn = new Set(ids(window.split(messages, none)));
+  const slices = [];
+  while (window.remaining) {
+    const slice = window.take();
+    slices.push(ids(slice));
+    for (const m of slice) drawn.add(m.id);
+  }
+  assert.deepEqual(slices, [["m9", "m10", "m11", "m12"], ["m5", "m6", "m7", "m8"], ["m1", "m2", "m3", "m4"], ["m0"]]);
+  assert.equal(drawn.size, 23);
+  assert.deepEqual(window.take(), []);
+});
+
+test("every message is drawn exactly once and in order, for any slice size and first paint", () => {
+  for (const firstPaint of [1, 3, 12]) {
+    for (const slice of [1, 2, 5, 8, 50]) {
+      for (const count of [0, 1, 7, 40, 301]) {
+        const window = new HistoryWindow({ firstPaint, slice });
+        let list = ids(window.split(conversation(count), none));
+        while (window.remaining) list = [...ids(window.take()), ...list];
+        assert.deepEqual(list, ids(conversation(count)), `first ${firstPaint}, slice ${slice}, ${count} messages`);
+      }
+    }
+  }
+});
+
+test("a later snapshot keeps drawing from the first drawn message and what is older keeps waiting", () => {
+  const window = new HistoryWindow({ firstPaint: 5 });
+  const messages = conversation(50);
+  const drawn = new Set(ids(window.split(messages, none)));
+  for (const m of window.take(3)) drawn.add(m.id);
+  const grown = [...messages, { id: "new1" }, { id: "new2" }];
+  const shown = window.split(grown, (id) => drawn.has(id));
+  assert.deepEqual(ids(shown), [...ids(messages).slice(42), "new1", "new2"]);
+  assert.equal(window.remaining, 42);
+  assert.deepEqual(ids(window.take(2)), ["m40", "m41"]);
+});
+
+test("a snapshot of another conversation (nothing of it drawn) starts from its latest messages again", () => {
+  const window = new HistoryWindow({ firstPaint: 5 });
+  const drawn = new Set(ids(window.split(conversation(50), none)));
+  const other = conversation(30, "o");
+  const shown = window.split(other, (id) => drawn.has(id));
+  assert.deepEqual(ids(shown), ["o25", "o26", "o27", "o28", "o29"]);
+  assert.equal(window.remaining, 25);
+});
+
+test("a cleared conversation leaves nothing waiting", () => {
+  const window = new HistoryWindow({ firstPaint: 5 });
+  window.split(conversation(50), none);
+  assert.deepEqual(window.split([], none), []);
+  assert.equal(window.remaining, 0);
+  assert.equal(window.wantsOlder(0, 500), false);
+});
+
+test("older messages are wanted only while some wait and the reader is near the top of what is drawn", () => {
+  const window = new HistoryWindow({ firstPaint: 5, nearTop: 1.5 });
+  window.split(conversation(50), none);
+  assert.equal(window.wantsOlder(0, 600), true);
+  assert.equal(window.wantsOlder(899, 600), true);
+  assert.equal(window.wantsOlder(900, 600), false);
+  assert.equal(window.wantsOlder(0, 0), false); // a list that is not laid out (hidden) draws nothing
+  while (window.remaining) window.take();
+  assert.equal(window.wantsOlder(0, 600), false);
+});
