@@ -1,8 +1,10 @@
 """Drive the chat widget (js/widget/src) inside a notebook cell's output, through its DOM only.
 
-Selectors come from the front end: `.nbc-root[data-state]`, `.nbc-message[data-role][data-loading]`,
-`.nbc-tool[data-tool-call-id][data-status]`, buttons `[data-action=send|stop|approve|deny|deny-confirm|continue]`,
-fields `[data-field=input|deny-reason]`. Kernel state is read by running a cell that prints `LABEL <json>`.
+Selectors come from the front end: `.nbc-root[data-state][data-synced]`,
+`.nbc-message[data-role][data-loading][data-drawn]`, `.nbc-tool[data-tool-call-id][data-status]`, buttons
+`[data-action=send|stop|approve|deny|deny-confirm|continue]`, fields `[data-field=input|deny-reason]`. Kernel state is
+read by running a cell that prints `LABEL <json>`. Wait on the state you assert: `wait_ready` (the kernel's first
+view is drawn), `wait_state` (a request state, every message drawn), `wait_reply_containing`, or Playwright `expect`.
 """
 
 from __future__ import annotations
@@ -50,9 +52,11 @@ class ChatPage:
         self.lab.output(self.cell).locator(".nbc-root[data-synced=true]").wait_for(timeout=timeout)
 
     def wait_state(self, *states: str, timeout: float = 30_000) -> str:
-        """Wait until the widget's request state is one of `states`; return it."""
+        """Wait until the widget's request state is one of `states` and every message's text is drawn (a message's
+        markdown is drawn in the animation frame after its text arrives: `data-drawn`); return the state."""
         self.lab.page.wait_for_function(
-            "([el, states]) => states.includes(el.dataset.state)",
+            "([el, states]) => states.includes(el.dataset.state)"
+            " && !el.querySelector('.nbc-message[data-drawn=false]')",
             arg=[self.root.element_handle(), list(states)],
             timeout=timeout,
         )
@@ -69,8 +73,9 @@ class ChatPage:
         return [text.strip() for text in self.messages(role).locator(".nbc-content").all_inner_texts()]
 
     def wait_reply_containing(self, text: str, timeout: float = 30_000) -> Locator:
-        """The finished (not loading) assistant message whose text contains `text`."""
-        reply = self.root.locator(".nbc-message[data-role=assistant][data-loading=false]", has_text=text).last
+        """The finished (not loading) assistant message whose drawn text is its latest and contains `text`."""
+        reply = self.root.locator(".nbc-message[data-role=assistant][data-loading=false][data-drawn=true]",
+                                  has_text=text).last
         reply.wait_for(timeout=timeout)
         return reply
 

@@ -245,6 +245,7 @@ class MessageNode {
     el.className = `nbc-message nbc-${message.role}`;
     el.dataset.messageId = message.id;
     el.dataset.role = message.role;
+    el.dataset.drawn = "false"; // "true" once the drawn text is the message's latest (tests wait on it)
     el.setAttribute("role", "article");
     el.setAttribute("aria-label", t(message.role === "user" ? "a11y.user_message" : "a11y.assistant_message"));
     this.thinking = document.createElement("details");
@@ -402,6 +403,7 @@ class MessageNode {
 
   markDirty() {
     this.renderedContent = null;
+    if (this.el.dataset.drawn !== "false") this.el.dataset.drawn = "false";
     this.scheduler.add(this);
   }
 
@@ -451,6 +453,7 @@ class MessageNode {
     }
     this.pending = pending;
     this.renderedContent = pending ? null : this.content;
+    if (!pending) this.el.dataset.drawn = "true";
     if (!pending) this.announceIfFinished();
     this.lastRender = performance.now();
     this.renderCost = this.lastRender - start;
