@@ -8,10 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, expect
 
 from tests.e2e.lab import Lab, LabServer, start_lab_server
 from tests.e2e.sessions import chromium_browser, lab_page
+
+expect.set_options(timeout=30_000)  # as the pages' default timeout: a loaded machine is slow, never wrong
 
 
 @pytest.fixture(scope="session")

@@ -105,16 +105,44 @@ def test_escape_stops_a_streaming_reply_while_the_focus_is_on_a_message(lab: Lab
     assert chat.root.locator(".nbc-status").inner_text() == "Stopped"
 
 
+GATED_STORY = f"""
+import asyncio
+# the reply holds once paragraph N + 1 begins, until a cell sets holds[N] (cells run while a reply streams)
+holds = {{after: asyncio.Event() for after in (40, 70, 100)}}
+
+class Gated:
+    def __init__(self, inner):
+        self.inner = inner
+
+    async def __call__(self, body, cancel):
+        return self.held(await self.inner(body, cancel))
+
+    async def held(self, stream):
+        text, waiting = "", sorted(holds)
+        async for chunk in stream:
+            yield chunk
+            text += chunk["choices"][0]["delta"].get("content") or ""
+            while waiting and f"Paragraph {{waiting[0] + 1}}:" in text:
+                await holds[waiting.pop(0)].wait()
+
+provider = Gated(ScriptedProvider().text({STORY!r}, chunks=400, delay=0.01))
+chat = Chat(provider, key="follow")
+chat
+"""
+
+
 @pytest.mark.parametrize("app", APPS)
 def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_latest_resumes(
     lab: Lab, app: str
 ) -> None:
     lab.app = app
-    setup = story_chat("follow", chunks=400, delay=0.02)
-    chat = open_chat(lab, "follow.ipynb", setup)
+    # the reply holds after paragraphs 40, 70 and 100 until the test lets it go on (cells 1-3), so each check runs
+    # while the reply is still streaming, however slow the machine is
+    chat = open_chat(lab, "follow.ipynb", GATED_STORY, "holds[40].set()", "holds[70].set()", "holds[100].set()")
     chat.send("Tell me a long story")
-    streaming = chat.root.locator(".nbc-message[data-role=assistant][data-loading=true]")
-    streaming.filter(has_text="Paragraph 30").wait_for()
+    streaming = chat.root.locator(".nbc-message[data-role=assistant][data-loading=true][data-drawn=true]")
+    streaming.filter(has_text="Paragraph 40:").wait_for()
+    lab.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     following = list_geometry(chat)
     assert following["height"] > following["client"] * 1.5, following
     assert following["gap"] <= NEAR_BOTTOM, f"the streaming reply ran below the fold: {following}"
@@ -129,14 +157,19 @@ def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_
                                arg=chat.root.locator(".nbc-messages").element_handle())
     jump.wait_for(state="visible")
     parked = list_geometry(chat)["top"]
-    streaming.filter(has_text="Paragraph 60").wait_for()
+    lab.run_cell(1)
+    streaming.filter(has_text="Paragraph 70:").wait_for()
     assert abs(list_geometry(chat)["top"] - parked) < 2, "the list moved while the reader was scrolled up"
 
     jump.click()
     assert list_geometry(chat)["gap"] <= NEAR_BOTTOM
     assert jump.is_hidden()
-    streaming.filter(has_text="Paragraph 90").wait_for()
+    lab.run_cell(2)
+    streaming.filter(has_text="Paragraph 100:").wait_for()
+    lab.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     assert list_geometry(chat)["gap"] <= NEAR_BOTTOM, "following did not resume after Jump to latest"
+    lab.run_cell(3)
+    chat.wait_state("completed")
 
 
 @pytest.mark.parametrize("app", APPS)

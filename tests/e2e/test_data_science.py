@@ -4,6 +4,7 @@ its tool card, and "Insert cell below" on a code block of a reply adds that code
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.chat_page import ChatPage, kernel_value
 from tests.e2e.lab import Lab, documentation_screenshot
@@ -82,7 +83,7 @@ def test_insert_cell_below_adds_the_code_of_a_reply_as_a_cell_right_under_the_ch
     reply = chat.wait_reply_containing("Run it below the chat.")
 
     insert = reply.locator(".nbc-code [data-action=insert-cell]")
-    assert insert.count() == 1
+    expect(insert).to_have_count(1)
     insert.click()
     lab.wait_for_cell_count(3)
 

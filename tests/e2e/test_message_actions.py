@@ -4,6 +4,7 @@ last message; the model and the stored history see exactly what the user sees af
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.chat_page import ChatPage, kernel_value
 from tests.e2e.lab import Lab
@@ -29,10 +30,11 @@ def test_copy_puts_a_reply_on_the_clipboard_as_the_markdown_the_model_wrote(lab:
     reply = chat.wait_reply_containing("Plan")
 
     reply.hover()
-    reply.locator("[data-action=copy-message]").click()
+    copy = reply.locator("[data-action=copy-message]")
+    copy.click()
 
+    expect(copy).to_have_text("Copied")  # said once the clipboard took the text (the write is asynchronous)
     assert lab.page.evaluate("() => navigator.clipboard.readText()") == REPLY
-    assert reply.locator("[data-action=copy-message]").inner_text() == "Copied"
 
 
 EXCHANGE = '''

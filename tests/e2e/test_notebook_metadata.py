@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.lab import Lab
 from tests.e2e.probe import INSERT_CELL, SAVE_RECORD, SETUP, SHOW_STORE, STORED, WAIT_READY
@@ -72,7 +73,7 @@ def test_insert_cell_below_adds_a_code_cell_under_the_widgets_cell(lab: Lab) -> 
     lab.run_cells(0, 1, 2)
     lab.wait_for_cell_count(4)
     assert printed(lab.wait_for_output(3, "^REPLY"), "REPLY") == {"kind": "inserted", "ok": True}
-    assert "x = 41 + 1  # inserted by the probe" in lab.cell(1).locator(".jp-InputArea-editor").inner_text()
+    expect(lab.cell(1).locator(".jp-InputArea-editor")).to_contain_text("x = 41 + 1  # inserted by the probe")
 
 
 def test_a_reopened_notebook_draws_the_widget_again_and_hands_it_the_record(lab: Lab) -> None:

@@ -4,6 +4,7 @@ shorter history, Remove and Edit; clicking one gets a reply, and the conversatio
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.chat_page import ChatPage
 from tests.e2e.lab import Lab
@@ -43,8 +44,8 @@ def test_a_too_long_rejection_is_recovered_by_retry_shorter_then_by_editing_the_
     bar.locator("[data-action=retry-shorter]").click()
 
     chat.wait_reply_containing("A shorter answer.")
-    assert bar.is_hidden()
-    assert chat.root.locator(".nbc-usage-total").inner_text() == "Tokens this conversation: 12 in · 4 out"
+    expect(bar).to_be_hidden()
+    expect(chat.root.locator(".nbc-usage-total")).to_have_text("Tokens this conversation: 12 in · 4 out")
 
     chat.send("Another question")
     chat.wait_state("error")

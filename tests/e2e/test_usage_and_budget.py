@@ -5,6 +5,7 @@ left older turns out (the context window) says how many."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.chat_page import ChatPage, kernel_value
 from tests.e2e.lab import Lab
@@ -41,15 +42,15 @@ def test_each_reply_shows_its_tokens_the_total_adds_up_and_a_reply_says_when_old
 
     chat.send("A short question?")
     second = chat.wait_reply_containing("The second answer.")
-    note = second.locator(".nbc-left-out").inner_text()
-    assert note == "1 older turn was not sent (it did not fit the context window)"
-    assert second.locator(".nbc-usage").inner_text() == "9 tokens in · 3 out"
-    assert chat.root.locator(".nbc-usage-total").inner_text() == "Tokens this conversation: 9 in · 3 out"
+    expect(second.locator(".nbc-left-out")).to_have_text(
+        "1 older turn was not sent (it did not fit the context window)")
+    expect(second.locator(".nbc-usage")).to_have_text("9 tokens in · 3 out")
+    expect(chat.root.locator(".nbc-usage-total")).to_have_text("Tokens this conversation: 9 in · 3 out")
 
     chat.send("And another?")
     third = chat.wait_reply_containing("The third answer.")
-    assert third.locator(".nbc-usage").inner_text() == "20 tokens in · 5 out"
-    assert chat.root.locator(".nbc-usage-total").inner_text() == "Tokens this conversation: 29 in · 8 out"
+    expect(third.locator(".nbc-usage")).to_have_text("20 tokens in · 5 out")
+    expect(chat.root.locator(".nbc-usage-total")).to_have_text("Tokens this conversation: 29 in · 8 out")
 
     sent = kernel_value(lab, 1, "SENT")
     assert long_question.strip() in sent[0][0]
