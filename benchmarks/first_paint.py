@@ -9,8 +9,8 @@ results, ~300 characters each) under the chat's key; cell 0 imports notebook_cha
             observer) over the whole window (until drawn and a second without a change or long task, so background
             drawing counts), and the older figures: the view shows, its first messages, the latest message's text,
             every message ('-' when not every message was drawn in the window: they are drawn as the reader scrolls);
-  scroll    after each paint, S mouse-wheel notches up over the list: the longest task, the worst move of the message
-            under the pointer beyond the reader's scroll, the messages drawn before and after;
+  scroll    after each paint, S mouse-wheel notches of 300 px up over the list, each until it settles: the longest
+            task, the worst move of the message at the pointer beyond the notch, the messages drawn before and after;
   restore   Restart Kernel, run cell 0 (its seconds are printed as "imports"), then cell 1 again, timed the same way.
             Only a chat view that was not on the page before counts (the dead view of the old kernel does not).
 Targets: drawn of 1,000 <= 0.5 s and of 3,000 <= 1 s, no task over 100 ms; restore of 1,000 <= 0.5 s.
@@ -121,42 +121,44 @@ RECORDER = """([cells, latest, total]) => {
   window.__paint = state;
 }"""
 
-# After the paint: the reader scrolls up with the mouse wheel over the list, `steps` notches, a few frames apart. Every
-# frame, the message under the pointer must move on screen exactly as far as the reader scrolled (content drawn above
-# it moves scrollTop and scrollHeight alike); the worst difference is the jump. Also: the longest task meanwhile and
-# how many messages are drawn at the end.
+# After the paint: the reader scrolls up with the mouse wheel over the list, a notch at a time. The message at the
+# pointer's height (60 px below the list's top) must move down by exactly the notch, whatever is drawn above it
+# meanwhile; the worst difference is the jump. Helpers for the steps; the longest task over all of them.
 SCROLL_WATCH = """(cells) => {
   const root = [...document.querySelectorAll(cells)[0].querySelectorAll('.nbc-root')].at(-1);
   const list = root.querySelector('.nbc-messages');
   const box = list.getBoundingClientRect();
-  const x = box.left + box.width / 2, y = box.top + box.height / 2;
-  const state = { longest: 0, jump: 0, frames: 0, before: list.querySelectorAll('.nbc-message').length, x, y };
+  const x = box.left + box.width / 2, y = box.top + 60;
+  const state = { longest: 0, before: list.querySelectorAll('.nbc-message').length, x, y };
   const observer = new PerformanceObserver((l) => {
     for (const e of l.getEntries()) state.longest = Math.max(state.longest, e.duration);
   });
   observer.observe({ type: 'longtask' });
-  let last = null;
-  const tick = () => {
-    if (state.stop) {
-      observer.disconnect();
-      state.after = list.querySelectorAll('.nbc-message').length;
-      state.done = true;
-      return;
-    }
-    const anchor = document.elementFromPoint(x, y)?.closest('.nbc-message');
-    const now = anchor ? { anchor, top: anchor.getBoundingClientRect().top, rest: list.scrollHeight - list.scrollTop }
-      : null;
-    if (now && last && last.anchor === now.anchor) {
-      state.jump = Math.max(state.jump, Math.abs((now.top - last.top) - (now.rest - last.rest)));
-    }
-    last = now;
-    state.frames += 1;
-    requestAnimationFrame(tick);
+  state.under = () => {
+    const m = [...list.querySelectorAll('.nbc-message')].find((el) => el.getBoundingClientRect().bottom > y);
+    return { id: m.dataset.messageId, top: m.getBoundingClientRect().top };
   };
-  requestAnimationFrame(tick);
+  state.topOf = (id) => ({ top: list.querySelector(`[data-message-id="${id}"]`).getBoundingClientRect().top,
+                           scrollTop: list.scrollTop });
+  // resolves once the scroll position, height and undrawn count stayed the same for three frames
+  state.settled = () => new Promise((done) => {
+    let last = null, still = 0;
+    const tick = () => {
+      const now = `${list.scrollTop}|${list.scrollHeight}|${list.dataset.older}`;
+      still = now === last ? still + 1 : 0;
+      last = now;
+      if (still >= 3) done(); else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  state.finish = () => {
+    observer.disconnect();
+    return { longest: state.longest, before: state.before, after: list.querySelectorAll('.nbc-message').length };
+  };
   window.__scroll = state;
   return { x, y };
 }"""
+
 
 def drawn_messages(data: dict[str, Any]) -> tuple[str, int]:
     """The id of the latest drawn message and how many the chat draws (user and assistant messages)."""
@@ -196,21 +198,23 @@ def measure_paint(lab: Lab, latest: str, total: int, profile: bool = False) -> d
             "nodes": lab.page.evaluate(NODES, CELLS + ":nth-child(2)"), "top": top}
 
 
-def measure_scroll(lab: Lab, steps: int, notch: int = 600) -> dict[str, Any]:
-    """The reader scrolls up over the list with the mouse wheel, `steps` notches of `notch` px, ~3 frames apart:
-    the longest main-thread task meanwhile, the worst jump of the message under the pointer (px), messages drawn."""
+def measure_scroll(lab: Lab, steps: int, notch: int = 300) -> dict[str, Any]:
+    """The reader scrolls up over the list with the mouse wheel, `steps` notches of `notch` px, each until the list
+    settles: the longest main-thread task meanwhile, the worst jump of the message at the pointer (how far it moved
+    beyond the notch, px; steps that reached the list's top are not counted), messages drawn before and after."""
     where: dict[str, float] = lab.page.evaluate(SCROLL_WATCH, CELLS + ":nth-child(2)")
     lab.page.mouse.move(where["x"], where["y"])
-    started = time.monotonic()
+    started, jump = time.monotonic(), 0.0
     for _ in range(steps):
+        under: dict[str, Any] = lab.page.evaluate("() => window.__scroll.under()")
         lab.page.mouse.wheel(0, -notch)
-        lab.page.wait_for_timeout(50)
-    lab.page.wait_for_timeout(500)
+        lab.page.evaluate("() => window.__scroll.settled()")
+        now: dict[str, Any] = lab.page.evaluate("(id) => window.__scroll.topOf(id)", under["id"])
+        if now["scrollTop"] > 0:
+            jump = max(jump, abs(now["top"] - under["top"] - notch))
     seconds = time.monotonic() - started
-    lab.page.evaluate("() => { window.__scroll.stop = true; }")
-    lab.page.wait_for_function("() => window.__scroll.done === true")
-    state: dict[str, Any] = lab.page.evaluate("() => window.__scroll")
-    return {"scroll_longest": state["longest"] / 1000, "scroll_jump": state["jump"], "scroll_seconds": seconds,
+    state: dict[str, Any] = lab.page.evaluate("() => window.__scroll.finish()")
+    return {"scroll_longest": state["longest"] / 1000, "scroll_jump": jump, "scroll_seconds": seconds,
             "scroll_before": state["before"], "scroll_after": state["after"]}
 
 
@@ -307,8 +311,8 @@ def report(rows: list[tuple[int, dict[str, Any], dict[str, Any]]], profile: bool
                 for function, seconds in row["top"]:
                     print(f"{'':>20}{seconds:7.3f}  {function}")
     if rows and rows[0][1].get("scroll_longest") is not None:
-        print("scrolling up after the paint (mouse wheel over the list): longest task, worst jump of the message under"
-              " the pointer, messages drawn before -> after")
+        print("scrolling up after the paint (300 px mouse-wheel notches over the list): longest task, worst jump of the"
+              " message at the pointer beyond the notch, messages drawn before -> after")
         for count, first, _ in rows:
             print(f"{count:>9,} {'scroll':>8} longest task {first['scroll_longest']:.3f} s, jump "
                   f"{first['scroll_jump']:.1f} px, {first['scroll_before']:.0f} -> {first['scroll_after']:.0f} messages"
