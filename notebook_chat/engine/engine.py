@@ -117,7 +117,7 @@ class MessageEngine:
         runs once (ToolPlugin restores the paused turn there); then a turn left open is marked interrupted and
         unanswered tool calls get an "outcome unknown" result. Nothing runs. Refused while a turn is running."""
         if self.state.is_processing:
-            raise NotebookChatError("a turn is running: stop it before loading another conversation")
+            raise NotebookChatError(Notice("engine.load_while_running"))
         self.state.messages = [dict(m) for m in record.get("messages") or ()]  # type: ignore[misc]
         self.turns = [dict(t) for t in record.get("turns") or ()]  # type: ignore[misc]
         title = record.get("title")

@@ -84,6 +84,63 @@ EN: Mapping[str, str] = {
     "action.not_json_object": "{kind}: {name} must be a JSON object",
     "action.no_recovery": "this chat cannot retry, remove or edit messages",
     "action.no_commands": "this chat has no commands",
+    # bad arguments to Chat(...) (widget/chat.py): raised in the cell that makes the chat
+    "chat.bad_prompt": "prompts must be non-empty strings, got {item!r}",
+    "chat.prompt_too_long": "a prompt is longer than {limit} characters",
+    "chat.too_many_prompts": "at most {limit} prompts, got {n}",
+    "chat.builtin_command": "/{name} is one of the widget's own commands: a plugin can't add it (built-in: {builtin})",
+    "chat.no_browser_reason": "the browser gave no reason",
+    # the conversations of a chat (widget/chat_conversations.py, widget/controller.py, persistence)
+    "conversations.running": (
+        "a reply is being written in this conversation: stop it or wait for it before you {what}"),
+    "conversations.to_new": "start a new conversation",
+    "conversations.to_delete": "delete it",
+    "conversations.to_clear": "clear it",
+    "conversations.to_switch": "switch to another conversation",
+    "conversations.unknown": "this chat has no conversation {id!r} (see chat.conversations)",
+    "conversations.unreadable": "the conversation {id!r} can't be opened: {reason}. It is kept untouched.",
+    "conversations.single": "this chat holds a single conversation",
+    "conversations.title_empty": "a conversation title must be non-empty text",
+    "conversations.title_too_long": "a conversation title is at most {limit} characters, got {n}",
+    "conversations.too_many": "a chat holds at most {limit} conversations; delete some first",
+    "engine.load_while_running": "a turn is running: stop it before loading another conversation",
+    # why Continue is refused (plugins/continuation.py): the reason slot of chat.continue_refused
+    "continue.running": "a turn is running: Continue is offered only after it stops",
+    "continue.paused": "the turn is waiting for a tool approval: approve or deny the call instead",
+    "continue.no_turn": "there is no turn to continue yet",
+    "continue.completed": "the latest turn completed normally: there is nothing to continue",
+    "continue.ended": "the latest turn ended {reason!r}, which can't be continued",
+    # skills chosen by the user (plugins/skills.py: the skill chips, chat.skills.select)
+    "skills.unknown": "no skill named {name!r} (available: {available})",
+    "skills.always": "skill_mode='always' keeps every skill active: use 'manual' or 'auto' to choose",
+    # %%chat / %chat (widget/magics.py): Markdown in the cell's output, or the error of the cell
+    "magic.sending": "*Sent to the chat; the reply streams in the chat widget…*",
+    "magic.no_chat": (
+        "There is no chat to send to: display one first (a cell ending in `chat = Chat()`), or name it: "
+        "`%%chat my_chat`."),
+    "magic.not_defined": "%%chat {name}: the variable {name!r} is not defined.",
+    "magic.not_a_chat": "%%chat {name}: the variable {name!r} is a {type}, not a Chat.",
+    "magic.no_loop": "%chat needs the kernel's running event loop (run it in a Jupyter kernel)",
+    "magic.not_sent": "**Not sent:** {error}",
+    "magic.waiting": (
+        "**Waiting for your approval in the chat widget:** {names}. Approve or Deny there (or with "
+        "`await chat.approve(...)`); the reply appears here when the turn ends."),
+    "magic.failed": "**The turn failed:** {error}. Continue is offered in the chat widget.",
+    "magic.stopped": "**Stopped.**",
+    "magic.no_reply": "*(the turn ended without a text reply)*",
+    # the kernel-less transcript (widget/transcript.py) and the exports (widget/export.py)
+    "transcript.heading": "Chat",
+    "transcript.heading_titled": "Chat — {title}",
+    "transcript.earlier": "({n} earlier messages not shown)",
+    "transcript.empty": "No messages yet.",
+    "transcript.more": "[… {n} more characters]",
+    "transcript.tool_call": "Tool call {call}",
+    "role.user": "You",
+    "role.assistant": "Assistant",
+    "role.system": "System",
+    "export.untitled": "Conversation",
+    "export.tool_call": "**Tool call `{name}`**",
+    "export.result": "Result:",
 }
 
 ZH_CN: Mapping[str, str] = {
@@ -144,6 +201,55 @@ ZH_CN: Mapping[str, str] = {
     "action.not_json_object": "{kind}：{name} 必须是 JSON 对象",
     "action.no_recovery": "此对话无法重试、删除或编辑消息",
     "action.no_commands": "此对话没有命令",
+    "chat.bad_prompt": "提示必须是非空字符串，而不是 {item!r}",
+    "chat.prompt_too_long": "有一个提示超过了 {limit} 个字符",
+    "chat.too_many_prompts": "最多 {limit} 个提示，而不是 {n} 个",
+    "chat.builtin_command": "/{name} 是小部件自带的命令：插件不能添加它（内置命令：{builtin}）",
+    "chat.no_browser_reason": "浏览器没有给出原因",
+    "conversations.running": "此对话正在写入回复：请先停止或等待它，然后再{what}",
+    "conversations.to_new": "新建对话",
+    "conversations.to_delete": "删除它",
+    "conversations.to_clear": "清空它",
+    "conversations.to_switch": "切换到其他对话",
+    "conversations.unknown": "此对话中没有会话 {id!r}（参见 chat.conversations）",
+    "conversations.unreadable": "无法打开会话 {id!r}：{reason}。它保持原样。",
+    "conversations.single": "此对话只有一个会话",
+    "conversations.title_empty": "会话标题必须是非空文本",
+    "conversations.title_too_long": "会话标题最多 {limit} 个字符，而不是 {n} 个",
+    "conversations.too_many": "一个对话最多保存 {limit} 个会话；请先删除一些",
+    "engine.load_while_running": "本轮正在进行：请先停止它，再加载其他会话",
+    "continue.running": "本轮正在进行：停止后才能继续",
+    "continue.paused": "本轮正在等待工具批准：请批准或拒绝该调用",
+    "continue.no_turn": "还没有可继续的轮次",
+    "continue.completed": "最近一轮已正常完成：没有可继续的内容",
+    "continue.ended": "最近一轮以 {reason!r} 结束，无法继续",
+    "skills.unknown": "没有名为 {name!r} 的技能（可用：{available}）",
+    "skills.always": "skill_mode='always' 让所有技能始终启用：请用 'manual' 或 'auto' 来选择",
+    "magic.sending": "*已发送到对话；回复会在对话小部件中流式显示…*",
+    "magic.no_chat": (
+        "没有可发送的对话：请先显示一个对话（以 `chat = Chat()` 结尾的单元格），或指定它的名字：`%%chat my_chat`。"),
+    "magic.not_defined": "%%chat {name}：变量 {name!r} 未定义。",
+    "magic.not_a_chat": "%%chat {name}：变量 {name!r} 是 {type}，不是 Chat。",
+    "magic.no_loop": "%chat 需要内核正在运行的事件循环（请在 Jupyter 内核中运行）",
+    "magic.not_sent": "**未发送：**{error}",
+    "magic.waiting": (
+        "**正在对话小部件中等待你的批准：**{names}。请在那里批准或拒绝（或用 `await chat.approve(...)`）；"
+        "本轮结束后回复会显示在这里。"),
+    "magic.failed": "**本轮失败：**{error}。可以在对话小部件中继续。",
+    "magic.stopped": "**已停止。**",
+    "magic.no_reply": "*（本轮结束，没有文本回复）*",
+    "transcript.heading": "对话",
+    "transcript.heading_titled": "对话 — {title}",
+    "transcript.earlier": "（未显示较早的 {n} 条消息）",
+    "transcript.empty": "还没有消息。",
+    "transcript.more": "[… 还有 {n} 个字符]",
+    "transcript.tool_call": "工具调用 {call}",
+    "role.user": "你",
+    "role.assistant": "助手",
+    "role.system": "系统",
+    "export.untitled": "对话",
+    "export.tool_call": "**工具调用 `{name}`**",
+    "export.result": "结果：",
 }
 
 TABLES: Mapping[str, Mapping[str, str]] = {"en": EN, "zh-CN": ZH_CN}
@@ -159,10 +265,10 @@ def table_locale(locale: str | None) -> str:
 
 
 def text(key: str, locale: str | None = None, **slots: object) -> str:
-    """The string `key` in `locale` with its slots filled (a Notice in a slot is said in `locale` too). An unknown
-    key is a bug: KeyError."""
+    """The string `key` in `locale` with its slots filled (a Notice, or an error carrying one, in a slot is said in
+    `locale` too). An unknown key is a bug: KeyError."""
     template = TABLES[table_locale(locale)].get(key) or EN[key]
-    return template.format(**{name: say(value, locale) if isinstance(value, Notice) else value
+    return template.format(**{name: say(value, locale) if isinstance(value, Notice | BaseException) else value
                               for name, value in slots.items()})
 
 
@@ -197,5 +303,15 @@ def _rebuild(key: str, slots: dict[str, object]) -> Notice:
 
 
 def say(value: object, locale: str | None) -> str:
-    """``value`` in ``locale`` when it is a Notice; any other text (a plugin's own sentence) as it is."""
+    """``value`` in ``locale`` when it is a Notice (or an error carrying one); any other text (a plugin's own
+    sentence) as it is."""
+    if isinstance(value, BaseException):
+        return say_error(value, locale)
     return value.say(locale) if isinstance(value, Notice) else str(value)
+
+
+def say_error(exc: BaseException, locale: str | None) -> str:
+    """An error for a person: its Notice in ``locale``, any other error's text as it is (its type without one)."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], Notice):
+        return exc.args[0].say(locale)
+    return str(exc) or type(exc).__name__

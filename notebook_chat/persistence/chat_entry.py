@@ -18,6 +18,7 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from notebook_chat.engine.conversation import MAX_ID_CHARS
+from notebook_chat.engine.notices import Notice
 from notebook_chat.persistence.errors import StoreError
 
 DEFAULT_CONVERSATION_ID = "main"
@@ -86,7 +87,7 @@ def with_record(entry: ChatEntry | None, conversation_id: str | None, record: Ma
         return {"active": conversation_id, "items": {conversation_id: dict(record)}}, conversation_id
     items = dict(entry["items"])
     if conversation_id not in items and len(items) >= MAX_CONVERSATIONS:
-        raise ValueError(f"a chat holds at most {MAX_CONVERSATIONS} conversations; delete some first")
+        raise ValueError(Notice("conversations.too_many", limit=MAX_CONVERSATIONS))
     items[conversation_id] = dict(record)
     return {"active": conversation_id if active else entry["active"], "items": items}, conversation_id
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from ..engine import MessageEngine
 from ..engine.conversation import MAX_TITLE_CHARS
+from ..engine.notices import Notice
 from .chat_entry import DEFAULT_CONVERSATION_ID, ChatEntry
 
 ConversationState = Literal["idle", "running", "paused", "interrupted"]
@@ -34,10 +35,10 @@ def default_title(messages: Any) -> str | None:
 def check_title(title: Any) -> str:
     """A title the user gave: text of 1..200 characters once trimmed (`ValueError` otherwise)."""
     if not isinstance(title, str) or not title.strip():
-        raise ValueError("a conversation title must be non-empty text")
+        raise ValueError(Notice("conversations.title_empty"))
     text = " ".join(title.split())
     if len(text) > MAX_TITLE_CHARS:
-        raise ValueError(f"a conversation title is at most {MAX_TITLE_CHARS} characters, got {len(text)}")
+        raise ValueError(Notice("conversations.title_too_long", limit=MAX_TITLE_CHARS, n=len(text)))
     return text
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from notebook_chat.engine.conversation import Message, parse_utc, stored_form
 from notebook_chat.engine.errors import RecordError
+from notebook_chat.engine.notices import Notice
 from notebook_chat.persistence.chat_entry import (
     DEFAULT_CONVERSATION_ID,
     MAX_CONVERSATIONS,
@@ -118,7 +119,7 @@ class NotebookMetadataStore:
         record = {k: v for k, v in record.items() if k != REVISION}
         items = image.entry["items"] if image is not None else {}
         if conversation_id not in items and len(items) >= MAX_CONVERSATIONS:
-            raise ValueError(f"a chat holds at most {MAX_CONVERSATIONS} conversations; delete some first")
+            raise ValueError(Notice("conversations.too_many", limit=MAX_CONVERSATIONS))
         if image is None or image.revision is None or conversation_id not in items:
             check_for_saving(key, record)
             sizes = _whole_sizes(record)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..engine import Message, MessageEngine, Plugin, PluginContext, PluginError
 from ..engine.messages import user_message
+from ..engine.notices import Notice
 
 TURN_CONTINUE = "turn.continue"
 CONTINUABLE = ("aborted", "error", "max-tokens", "interrupted")
@@ -63,17 +64,18 @@ def _last_assistant_id(messages: list[Message], turn_id: Any) -> str | None:
     return None
 
 
-def _refusal(engine: MessageEngine) -> str:
+def _refusal(engine: MessageEngine) -> Notice:
+    """Why Continue is refused, for the person who asked (a sentence of the table)."""
     if engine.state.is_processing:
-        return "a turn is running: Continue is offered only after it stops"
+        return Notice("continue.running")
     if engine.state.is_paused:
-        return "the turn is waiting for a tool approval: approve or deny the call instead"
+        return Notice("continue.paused")
     if not engine.turns:
-        return "there is no turn to continue yet"
+        return Notice("continue.no_turn")
     reason = engine.turns[-1].get("end_reason")
     if reason == "completed":
-        return "the latest turn completed normally: there is nothing to continue"
-    return f"the latest turn ended {reason!r}, which can't be continued"
+        return Notice("continue.completed")
+    return Notice("continue.ended", reason=reason)
 
 
 class ContinuationPlugin(Plugin):

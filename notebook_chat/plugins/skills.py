@@ -25,6 +25,7 @@ from typing import Any, Literal, get_args
 
 from ..engine import Message, Plugin, PluginContext
 from ..engine.conversation import awaiting_calls, message_turn_id
+from ..engine.notices import Notice
 from ..skills import (
     MAX_READ_BYTES,
     SKILL_FILE,
@@ -110,7 +111,7 @@ class SkillPlugin(Plugin):
         try:
             return self._skills[name]
         except KeyError:
-            raise ValueError(f"no skill named {name!r} (available: {self._listing()})") from None
+            raise ValueError(Notice("skills.unknown", name=name, available=self._listing())) from None
 
     def select(self, *names: str) -> list[str]:
         """Turn skills on (from the next request on); returns the active names."""
@@ -122,7 +123,7 @@ class SkillPlugin(Plugin):
     def deselect(self, *names: str) -> list[str]:
         """Turn skills off (from the next request on); returns the active names."""
         if self.mode == "always" and names:
-            raise ValueError("skill_mode='always' keeps every skill active: use 'manual' or 'auto' to choose")
+            raise ValueError(Notice("skills.always"))
         for name in names:
             self.skill(name)
         self._set_active([name for name in self._active if name not in names])

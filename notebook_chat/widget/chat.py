@@ -172,8 +172,8 @@ class Chat(ConversationsMixin):
         engine = MessageEngine(self.provider, plugins=plugins, initial_messages=system)
         taken = sorted(BUILTIN_COMMANDS.intersection(engine.user_commands.names()))
         if taken:
-            raise ValueError(f"/{taken[0]} is one of the widget's own commands: a plugin can't add it "
-                             f"(built-in: {', '.join(sorted(BUILTIN_COMMANDS))})")
+            raise ValueError(Notice("chat.builtin_command", name=taken[0],
+                                    builtin=", ".join(sorted(BUILTIN_COMMANDS))))
         engine.subscribe(self._forward)
         return engine
 
@@ -215,7 +215,7 @@ class Chat(ConversationsMixin):
                 self.engine.set_notice(None)
             self._write_failure = None
         else:
-            reason = (error or "the browser gave no reason").strip()[:300]
+            reason = error.strip()[:300] if error and error.strip() else Notice("chat.no_browser_reason")
             self._write_failure = Notice("notice.write_failed", error=reason)
             self.engine.set_notice(self._write_failure)
         if self._autosave is not None:
@@ -493,9 +493,9 @@ def _prompts(prompts: Iterable[str]) -> list[str]:
     items = [prompts] if isinstance(prompts, str) else list(prompts)
     for item in items:
         if not isinstance(item, str) or not item.strip():
-            raise ValueError(f"prompts must be non-empty strings, got {item!r}")
+            raise ValueError(Notice("chat.bad_prompt", item=item))
         if len(item) > MAX_PROMPT_LENGTH:
-            raise ValueError(f"a prompt is longer than {MAX_PROMPT_LENGTH} characters")
+            raise ValueError(Notice("chat.prompt_too_long", limit=MAX_PROMPT_LENGTH))
     if len(items) > MAX_PROMPTS:
-        raise ValueError(f"at most {MAX_PROMPTS} prompts, got {len(items)}")
+        raise ValueError(Notice("chat.too_many_prompts", limit=MAX_PROMPTS, n=len(items)))
     return [item.strip() for item in items]

@@ -26,9 +26,6 @@ if TYPE_CHECKING:
     from ..engine import MessageEngine
     from ..persistence import ConversationAutosave, ConversationStore
 
-RUNNING = "a reply is being written in this conversation: stop it or wait for it before you {what}"
-UNKNOWN = "this chat has no conversation {id!r:.80} (see chat.conversations)"
-UNREADABLE = "the conversation {id!r:.80} can't be opened: {reason}. It is kept untouched."
 
 
 class ConversationsMixin:
@@ -41,6 +38,9 @@ class ConversationsMixin:
     _conversations: ConversationList
     _record_refused: bool
     _system: str | None
+
+    @property
+    def notice_locale(self) -> str | None: ...
 
     def _follow(self, store: ConversationStore, *, write_now: bool) -> None: ...
 
@@ -68,7 +68,7 @@ class ConversationsMixin:
     # -- changing ------------------------------------------------------------------------------------------------
     def new_conversation(self, title: str | None = None) -> str:
         """Start an empty conversation and make it the active one; the others stay in ``chat.conversations``."""
-        self._refuse_while_running("start a new conversation")
+        self._refuse_while_running(Notice("conversations.to_new"))
         name = check_title(title) if title is not None else None
         self._leave()
         self._conversations.active = new_conversation_id()
@@ -92,7 +92,7 @@ class ConversationsMixin:
             record = {**self._inactive(conversation_id), "title": name}
             loaded = read_record(record)
             if loaded.record is None:
-                raise ValueError(UNREADABLE.format(id=conversation_id, reason=loaded.refused))
+                raise ValueError(Notice("conversations.unreadable", id=conversation_id[:80], reason=loaded.refused))
             self._write(lambda store: store.save(self.key, record, conversation_id))
             self._conversations.park(conversation_id, record)
             self.engine.notify()
@@ -102,9 +102,9 @@ class ConversationsMixin:
         """Delete a conversation for good (the widget asks first). Deleting the active one opens the most recent
         other one, or an empty conversation when it was the only one."""
         if conversation_id not in self._conversations:
-            raise ValueError(UNKNOWN.format(id=conversation_id))
+            raise ValueError(Notice("conversations.unknown", id=conversation_id[:80]))
         if conversation_id == self.conversation_id:
-            self._refuse_while_running("delete it")
+            self._refuse_while_running(Notice("conversations.to_delete"))
             other = self._conversations.newest_other()
             if other is not None:
                 self._open(other, leave=False)
@@ -121,7 +121,7 @@ class ConversationsMixin:
 
     def clear(self) -> None:
         """Empty the active conversation (same id; its messages, turn log and any paused turn are gone)."""
-        self._refuse_while_running("clear it")
+        self._refuse_while_running(Notice("conversations.to_clear"))
         self._load(self._empty_record(None))
         self._conversations.changed = True
         self._write(lambda store: store.save(self.key, pack(self.engine.export_record()), self.conversation_id))
@@ -131,13 +131,13 @@ class ConversationsMixin:
         """A conversation (default: the active one) as Markdown: a heading per message, tool calls with their
         arguments and results."""
         title, messages = self._for_export(conversation_id)
-        return conversation_markdown(messages, title)
+        return conversation_markdown(messages, title, self.notice_locale)
 
     def export_cells(self, conversation_id: str | None = None) -> list[dict[str, str]]:
         """A conversation as notebook cells: ``{"cell_type": "markdown" | "code", "source"}`` (Python code blocks
         become code cells, the rest markdown cells)."""
         title, messages = self._for_export(conversation_id)
-        return conversation_cells(messages, title)
+        return conversation_cells(messages, title, self.notice_locale)
 
     def _for_export(self, conversation_id: str | None) -> tuple[str | None, list[Message]]:
         if conversation_id is None or conversation_id == self.conversation_id:
@@ -146,7 +146,7 @@ class ConversationsMixin:
             return title, self.engine.messages
         loaded = read_record(self._inactive(conversation_id))
         if loaded.record is None:
-            raise ValueError(UNREADABLE.format(id=conversation_id, reason=loaded.refused))
+            raise ValueError(Notice("conversations.unreadable", id=conversation_id[:80], reason=loaded.refused))
         entry = next(s for s in self._conversations.summaries(self.engine) if s["id"] == conversation_id)
         return entry["title"], loaded.record["messages"]
 
@@ -155,10 +155,10 @@ class ConversationsMixin:
         if conversation_id == self.conversation_id:
             return
         record = self._inactive(conversation_id)
-        self._refuse_while_running("switch to another conversation")
+        self._refuse_while_running(Notice("conversations.to_switch"))
         loaded = read_record(record)
         if loaded.record is None:
-            raise ValueError(UNREADABLE.format(id=conversation_id, reason=loaded.refused))
+            raise ValueError(Notice("conversations.unreadable", id=conversation_id[:80], reason=loaded.refused))
         if leave:
             self._leave()
         self._conversations.open(conversation_id)
@@ -202,11 +202,12 @@ class ConversationsMixin:
         try:
             return self._conversations.record(conversation_id)
         except KeyError:
-            raise ValueError(UNKNOWN.format(id=conversation_id)) from None
+            raise ValueError(Notice("conversations.unknown", id=conversation_id[:80])) from None
 
-    def _refuse_while_running(self, what: str) -> None:
+    def _refuse_while_running(self, what: Notice) -> None:
+        """Refuse `what` (what the user tried) while a reply is being written."""
         if self.engine.state.is_processing:
-            raise ValueError(RUNNING.format(what=what))
+            raise ValueError(Notice("conversations.running", what=what))
 
     def _write(self, change: Any) -> None:
         """Apply one change to the store; a failure is shown (nothing is lost in the kernel)."""

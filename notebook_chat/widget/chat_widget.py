@@ -18,7 +18,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..engine.notices import Notice, say
+from ..engine.notices import Notice, say_error
 from .actions import ACTIONS, Action, ActionError, parse_action
 from .controller import ChatController, MentionAware, conversation_controls
 from .loops import current_loop, running_loop
@@ -90,7 +90,8 @@ class ChatWidget(anywidget.AnyWidget):
 
     def _transcript(self) -> dict[str, str]:
         messages = getattr(self._controller, "messages", None)
-        return transcript_bundle(messages if isinstance(messages, list) else [], title=self.header)
+        return transcript_bundle(messages if isinstance(messages, list) else [], title=self.header,
+                                 locale=self.locale or self.page_locale)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The widget, a readable transcript for front ends without it (GitHub, nbviewer, no kernel), and the
@@ -156,7 +157,7 @@ class ChatWidget(anywidget.AnyWidget):
                 self._answer(action.request_id, None, said)
 
     def _say(self, exc: BaseException) -> str:
-        return _describe(exc, self.locale or self.page_locale)
+        return say_error(exc, self.locale or self.page_locale)
 
     async def on_ready(self, payload: dict[str, Any]) -> None:
         """The browser rendered the view: hand the stored record to the controller, then send the whole view."""
@@ -226,9 +227,4 @@ def _is_stamp(op: Mapping[str, Any]) -> bool:
     return op.get("op") == "set" and isinstance(path, list) and bool(path) and path[-1] == "updated_at"
 
 
-def _describe(exc: BaseException, locale: str | None) -> str:
-    """An error for the user: a Notice in the view's language, any other error's text as it is."""
-    if len(exc.args) == 1 and isinstance(exc.args[0], Notice):
-        return say(exc.args[0], locale)
-    text = str(exc)
-    return text if text else type(exc).__name__
+

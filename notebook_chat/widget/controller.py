@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from ..engine.notices import Notice
+
 View = dict[str, Any]
 """The full view: {"messages", "status", "continue_offer", "notice"} (see docs/widget-protocol.md)."""
 
@@ -123,5 +125,5 @@ class ConversationControls(Protocol):
 def conversation_controls(controller: Any) -> ConversationControls:
     """The controller's conversation controls, or `ValueError` (a sentence for the user) when it has none."""
     if not isinstance(controller, ConversationControls):
-        raise ValueError("this chat holds a single conversation")
+        raise ValueError(Notice("conversations.single"))
     return controller

@@ -14,11 +14,12 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from ..engine.conversation import Message
+from ..engine.notices import text as say
 
 CODE_LANGUAGES = frozenset({"", "python", "py", "python3", "ipython", "ipython3"})
 """Fenced blocks in these languages become code cells; other languages (SQL, JSON, a shell) stay in markdown."""
-HEADINGS = {"user": "You", "assistant": "Assistant", "system": "System"}
-UNTITLED = "Conversation"
+HEADINGS = {"user": "role.user", "assistant": "role.assistant", "system": "role.system"}
+"""The table key of each role's heading (engine/notices.py); a conversation without a title is "export.untitled"."""
 
 _PARSER = MarkdownIt("commonmark")
 
@@ -39,15 +40,16 @@ def title_of(messages: list[Message]) -> str | None:
     return None
 
 
-def conversation_markdown(messages: list[Message], title: str | None) -> str:
-    """The whole conversation as one Markdown document."""
-    return "\n\n".join(_sections(messages, title)) + "\n"
+def conversation_markdown(messages: list[Message], title: str | None, locale: str | None = None) -> str:
+    """The whole conversation as one Markdown document (its headings in `locale`)."""
+    return "\n\n".join(_sections(messages, title, locale)) + "\n"
 
 
-def conversation_cells(messages: list[Message], title: str | None) -> list[dict[str, str]]:
-    """The conversation as cells: each message's text split at its Python code blocks."""
+def conversation_cells(messages: list[Message], title: str | None,
+                       locale: str | None = None) -> list[dict[str, str]]:
+    """The conversation as cells: each message's text split at its Python code blocks (headings in `locale`)."""
     cells: list[dict[str, str]] = []
-    for section in _sections(messages, title):
+    for section in _sections(messages, title, locale):
         cells.extend(split_code_blocks(section))
     return cells
 
@@ -77,33 +79,34 @@ def _add(cells: list[dict[str, str]], cell_type: str, source: str) -> None:
         cells.append({"cell_type": cell_type, "source": text})
 
 
-def _sections(messages: list[Message], title: str | None) -> list[str]:
+def _sections(messages: list[Message], title: str | None, locale: str | None) -> list[str]:
     results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
-    sections = [f"# {title or UNTITLED}"]
+    sections = ["# " + (title or say("export.untitled", locale))]
     for message in messages:
         role = message.get("role")
         metadata = message.get("metadata") or {}
         if role not in HEADINGS or metadata.get("hidden") or metadata.get("injected"):
             continue
-        parts = [f"## {HEADINGS[role]}"]
+        parts = [f"## {say(HEADINGS[role], locale)}"]
         content = _text(message.get("content"))
         if content.strip():
             parts.append(content.strip("\n"))
         for call in message.get("tool_calls") or ():
-            parts.append(_tool_call(call, results.get(call.get("id"))))
+            parts.append(_tool_call(call, results.get(call.get("id")), locale))
         if len(parts) > 1:
             sections.append("\n\n".join(parts))
     return sections
 
 
-def _tool_call(call: Mapping[str, Any], result: Mapping[str, Any] | None) -> str:
+def _tool_call(call: Mapping[str, Any], result: Mapping[str, Any] | None, locale: str | None) -> str:
     function = call.get("function") or {}
     arguments = str(function.get("arguments") or "{}")
     with contextlib.suppress(ValueError):
         arguments = json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
-    text = f"**Tool call `{function.get('name', '?')}`**\n\n{_fence(arguments, 'json')}"
+    heading = say("export.tool_call", locale, name=function.get("name", "?"))
+    text = f"{heading}\n\n{_fence(arguments, 'json')}"
     if result is not None:
-        text += f"\n\nResult:\n\n{_fence(_text(result.get('content')), 'text')}"
+        text += "\n\n" + say("export.result", locale) + f"\n\n{_fence(_text(result.get('content')), 'text')}"
     return text
 
 

@@ -22,15 +22,13 @@ import asyncio
 import re
 from typing import Any
 
+from ..engine.notices import Notice, say_error, text
 from .chat import Chat
 from .registry import latest_displayed
 
 _CELL = re.compile(r"%%chat(?:[ \t]+([A-Za-z_]\w*))?[ \t]*$")
 _LINE = re.compile(r"%chat(?:[ \t]+(.*?))?[ \t]*$")
 _CALL = "await __import__('notebook_chat.widget.magics', fromlist=['send_from_magic']).send_from_magic"
-SENDING = "*Sent to the chat; the reply streams in the chat widget…*"
-NO_CHAT = ("There is no chat to send to: display one first (a cell ending in `chat = Chat()`), or name it: "
-           "`%%chat my_chat`.")
 ENDED = ("completed", "aborted", "error")
 
 
@@ -77,7 +75,7 @@ def _start(chat: Chat, text: str) -> None:
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        raise RuntimeError("%chat needs the kernel's running event loop (run it in a Jupyter kernel)") from None
+        raise RuntimeError(Notice("magic.no_loop")) from None
     output = ReplyOutput(chat)
     task = loop.create_task(output.send(text, raise_errors=False))
     output.task = task
@@ -97,8 +95,8 @@ def find_chat(name: str, namespace: dict[str, Any]) -> Chat:
     if name:
         chat = namespace.get(name)
         if not isinstance(chat, Chat):
-            what = "is not defined" if name not in namespace else f"is a {type(chat).__name__}, not a Chat"
-            raise ValueError(f"%%chat {name}: the variable {name!r} {what}.")
+            raise ValueError(Notice("magic.not_defined", name=name) if name not in namespace
+                             else Notice("magic.not_a_chat", name=name, type=type(chat).__name__))
         return chat
     latest = latest_displayed()
     if isinstance(latest, Chat):
@@ -106,7 +104,7 @@ def find_chat(name: str, namespace: dict[str, Any]) -> Chat:
     chats = {id(value): value for value in list(namespace.values()) if isinstance(value, Chat)}
     if len(chats) == 1:
         return next(iter(chats.values()))
-    raise ValueError(NO_CHAT)
+    raise ValueError(Notice("magic.no_chat"))
 
 
 def _user_namespace() -> dict[str, Any]:
@@ -125,14 +123,14 @@ class ReplyOutput:
         self.chat = chat
         self.task: asyncio.Task[None] | None = None
         self._markdown = Markdown
-        self._handle = display(Markdown(SENDING), display_id=True)  # type: ignore[no-untyped-call]
+        self._handle = display(Markdown(self._say("magic.sending")), display_id=True)  # type: ignore[no-untyped-call]
         self._unsubscribe: Any = None
 
     async def send(self, text: str, *, raise_errors: bool = True) -> None:
         try:
             await self.chat.send(text)
         except Exception as error:
-            self._show(f"**Not sent:** {error}")
+            self._show(self._say("magic.not_sent", error=say_error(error, self.chat.notice_locale)))
             if raise_errors:
                 raise
             return
@@ -150,17 +148,20 @@ class ReplyOutput:
 
     def _waiting_text(self) -> str:
         names = ", ".join(f"`{call['name']}`" for call in self.chat.pending_approvals)
-        return (f"**Waiting for your approval in the chat widget:** {names}. Approve or Deny there (or with "
-                "`await chat.approve(...)`); the reply appears here when the turn ends.")
+        return self._say("magic.waiting", names=names)
 
     def _outcome(self) -> str:
         state = self.chat.state
         reply = _turn_reply(self.chat)
         if state.request_state == "error":
-            return f"**The turn failed:** {state.error}. Continue is offered in the chat widget."
+            return self._say("magic.failed", error=state.error)
         if state.request_state == "aborted":
-            return (reply + "\n\n" if reply else "") + "**Stopped.**"
-        return reply or "*(the turn ended without a text reply)*"
+            return (reply + "\n\n" if reply else "") + self._say("magic.stopped")
+        return reply or self._say("magic.no_reply")
+
+    def _say(self, key: str, **slots: object) -> str:
+        """A sentence of the table in the chat's language (Chat(locale=...), else the page's)."""
+        return text(key, self.chat.notice_locale, **slots)
 
     def _show(self, markdown: str) -> None:
         if self._handle is not None:

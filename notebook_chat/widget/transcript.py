@@ -14,7 +14,9 @@ import contextlib
 import html
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
+
+from ..engine.notices import text as say
 
 MAX_TEXT_CHARS = 20_000
 """Longest message text kept in the transcript (longer text is cut with a note)."""
@@ -27,11 +29,23 @@ notebook's metadata, where the JupyterLab extension draws it)."""
 MARKER = "notebook-chat-transcript"
 """The class of the transcript's root element (the JupyterLab extension finds the kernel-less view by it)."""
 
-ROLE_LABELS = {"user": "You", "assistant": "Assistant"}
+ROLE_LABELS = {"user": "role.user", "assistant": "role.assistant"}
+"""The table key of each role shown."""
 
 
-def transcript_bundle(messages: Iterable[Mapping[str, Any]], *, title: str = "") -> dict[str, str]:
-    """``{"text/plain", "text/html"}`` of the visible user and assistant messages of ``messages``."""
+class Words(NamedTuple):
+    """The transcript's own words, in its language."""
+
+    heading: str
+    earlier: str
+    empty: str
+    roles: dict[str, str]
+
+
+def transcript_bundle(messages: Iterable[Mapping[str, Any]], *, title: str = "",
+                      locale: str | None = None) -> dict[str, str]:
+    """``{"text/plain", "text/html"}`` of the visible user and assistant messages of ``messages``, its words in
+    ``locale`` (the table of engine/notices.py)."""
     items = messages if isinstance(messages, list) else list(messages)
     results: dict[str, Mapping[str, Any]] = {}
     visible: list[Mapping[str, Any]] = []
@@ -46,9 +60,12 @@ def transcript_bundle(messages: Iterable[Mapping[str, Any]], *, title: str = "")
             else:
                 left_out += 1
     visible.reverse()
-    entries = [(str(m["role"]), _text(m.get("content")), _calls(m, results)) for m in visible]
-    heading = f"Chat — {title}" if title else "Chat"
-    return {"text/plain": _plain(heading, entries, left_out), "text/html": _html(heading, entries, left_out)}
+    entries = [(str(m["role"]), _text(m.get("content"), locale), _calls(m, results, locale)) for m in visible]
+    heading = say("transcript.heading_titled", locale, title=title) if title else say("transcript.heading", locale)
+    earlier = say("transcript.earlier", locale, n=left_out) if left_out else ""
+    words = Words(heading, earlier, say("transcript.empty", locale),
+                  {role: say(key, locale) for role, key in ROLE_LABELS.items()})
+    return {"text/plain": _plain(words, entries), "text/html": _html(words, entries)}
 
 
 def _hidden(message: Mapping[str, Any]) -> bool:
@@ -56,17 +73,17 @@ def _hidden(message: Mapping[str, Any]) -> bool:
     return isinstance(metadata, Mapping) and bool(metadata.get("hidden"))
 
 
-def _text(content: Any) -> str:
+def _text(content: Any, locale: str | None) -> str:
     if isinstance(content, list):  # content parts: keep the text ones
         content = "\n".join(str(part.get("text", "")) for part in content
                             if isinstance(part, Mapping) and part.get("type") == "text")
     text = content if isinstance(content, str) else ""
     if len(text) > MAX_TEXT_CHARS:
-        text = text[:MAX_TEXT_CHARS] + f"\n[… {len(text) - MAX_TEXT_CHARS:,} more characters]"
+        text = text[:MAX_TEXT_CHARS] + "\n" + say("transcript.more", locale, n=f"{len(text) - MAX_TEXT_CHARS:,}")
     return text
 
 
-def _calls(message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def _calls(message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]], locale: str | None) -> list[str]:
     calls = message.get("tool_calls")
     if not isinstance(calls, list):
         return []
@@ -80,11 +97,12 @@ def _calls(message: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]])
         call_id = str(call.get("id"))
         entry = entries.get(call_id)
         status = str(entry.get("status", "")) if isinstance(entry, Mapping) else ""
-        line = f"Tool call {call['function'].get('name', '?')}({_compact(call['function'].get('arguments'))})"
+        line = say("transcript.tool_call", locale,
+                   call=f"{call['function'].get('name', '?')}({_compact(call['function'].get('arguments'))})")
         line += f": {status}" if status else ""
         result = results.get(call_id)
         if result is not None:
-            text = _text(result.get("content")).strip()
+            text = _text(result.get("content"), locale).strip()
             if len(text) > MAX_RESULT_CHARS:
                 text = text[:MAX_RESULT_CHARS] + " …"
             line += f" → {text}" if text else ""
@@ -106,26 +124,27 @@ def _paragraphs(text: str) -> list[str]:
             for block in blocks if block.strip()]
 
 
-def _plain(heading: str, entries: list[tuple[str, str, list[str]]], left_out: int) -> str:
-    parts = [heading + (f" ({left_out} earlier messages not shown)" if left_out else "")]
+def _plain(words: Words, entries: list[tuple[str, str, list[str]]]) -> str:
+    parts = [words.heading + (f" {words.earlier}" if words.earlier else "")]
     for role, text, calls in entries:
         body = "\n".join(line for line in [text.strip(), *calls] if line)
-        parts.append(f"{ROLE_LABELS[role]}:\n{body}" if body else f"{ROLE_LABELS[role]}:")
+        label = words.roles[role]
+        parts.append(f"{label}:\n{body}" if body else f"{label}:")
     if not entries:
-        parts.append("(no messages yet)")
+        parts.append(f"({words.empty})")
     return "\n\n".join(parts)
 
 
-def _html(heading: str, entries: list[tuple[str, str, list[str]]], left_out: int) -> str:
-    out = [f'<div class="{MARKER}">', f"<p><strong>{html.escape(heading)}</strong>"
-           + (f" <em>({left_out} earlier messages not shown)</em>" if left_out else "") + "</p>"]
+def _html(words: Words, entries: list[tuple[str, str, list[str]]]) -> str:
+    out = [f'<div class="{MARKER}">', f"<p><strong>{html.escape(words.heading)}</strong>"
+           + (f" <em>{html.escape(words.earlier)}</em>" if words.earlier else "") + "</p>"]
     for role, text, calls in entries:
         out.append(f'<div class="{MARKER}-message" data-role="{role}">')
-        out.append(f"<p><strong>{ROLE_LABELS[role]}</strong></p>")
+        out.append(f"<p><strong>{html.escape(words.roles[role])}</strong></p>")
         out.extend(_paragraphs(text))
         out.extend(f"<p><code>{html.escape(line)}</code></p>" for line in calls)
         out.append("</div>")
     if not entries:
-        out.append("<p><em>No messages yet.</em></p>")
+        out.append(f"<p><em>{html.escape(words.empty)}</em></p>")
     out.append("</div>")
     return "\n".join(out)

@@ -49,6 +49,10 @@ CELLS = [
     "%%chat df\nhi",                                    # 10
     "print(len(gated.engine.messages), gated.state.request_state)",    # 11
     "%%chat waiting\ndrop t2",                          # 12
+    "zh = Chat(ScriptedProvider().tool_calls([{'name': 'drop_table', 'arguments': {'name': 't3'}, 'id': 'c3'}]),\n"
+    "          tools=[drop_table], locale='zh-CN', restore_timeout=0)",   # 13
+    "%%chat zh\ndrop t3",                               # 14
+    "%%chat zh\nagain",                                 # 15
 ]
 
 
@@ -88,6 +92,16 @@ def test_while_a_call_waits_for_approval_the_output_says_to_decide_in_the_widget
     assert markdown(executed.cells[12]) == [
         "**Waiting for your approval in the chat widget:** `drop_table`. Approve or Deny there (or with "
         "`await chat.approve(...)`); the reply appears here when the turn ends."]
+
+
+def test_a_chinese_chat_says_what_the_cell_waits_for_in_chinese(executed: Any) -> None:
+    assert markdown(executed.cells[14]) == [
+        "**正在对话小部件中等待你的批准：**`drop_table`。请在那里批准或拒绝（或用 `await chat.approve(...)`）；"
+        "本轮结束后回复会显示在这里。"]
+
+
+def test_a_message_a_chinese_chat_refuses_says_why_in_chinese_in_the_cells_output(executed: Any) -> None:
+    assert markdown(executed.cells[15]) == ["**未发送：**本轮正在等待批准：请等待、停止它，或先处理待决的工具调用"]
 
 
 def test_a_name_that_is_not_a_chat_is_a_clear_error(executed: Any) -> None:
