@@ -1,5 +1,6 @@
 // Browser→kernel actions: the same table as notebook_chat/widget/actions.py (the kernel validates; this side only
 // builds them). Every action carries a request_id; the kernel answers with an "action_result".
+import { t } from "./i18n.js";
 
 /** @type {Record<string, string[]>} kind -> payload fields */
 export const ACTIONS = {
@@ -65,7 +66,7 @@ export class ActionSender {
       this.onError.delete(id);
       this.onDone.delete(id);
     }
-    if (!result.ok) (handler ?? fallback)(result.error ?? "the action failed");
+    if (!result.ok) (handler ?? fallback)(result.error ?? t("action.failed"));
     else done?.(typeof result.message === "string" ? result.message : null);
     return true;
   }
