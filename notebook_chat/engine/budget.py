@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .messages import content_text
+
 DEFAULT_CHARS_PER_TOKEN = 4.0
 PER_MESSAGE_TOKENS = 4
 REPLY_SHARE = 0.25
@@ -40,12 +42,7 @@ class Fitted:
 
 def message_chars(message: Mapping[str, Any]) -> int:
     """Characters a message puts into the prompt (text parts, reasoning, tool-call names and arguments)."""
-    total = 0
-    content = message.get("content")
-    if isinstance(content, str):
-        total += len(content)
-    elif isinstance(content, list):
-        total += sum(len(str(part.get("text", ""))) if isinstance(part, Mapping) else 0 for part in content)
+    total = len(content_text(message.get("content")))
     reasoning = message.get("reasoning_content")
     if isinstance(reasoning, str):
         total += len(reasoning)

@@ -32,6 +32,7 @@ from typing import Any, cast
 
 from notebook_chat.engine.conversation import ENGINE_ONLY_FIELDS, ROLES, Message
 from notebook_chat.engine.errors import HistoryError
+from notebook_chat.engine.messages import content_text
 
 OUTCOME_UNKNOWN = "cancelled — outcome unknown"
 """Content of the result written for a call that never got one (the turn stopped or crashed mid round)."""
@@ -245,7 +246,7 @@ def _normalize(
                 system = message
                 continue
             message["role"] = "user"
-            message["content"] = SYSTEM_NOTE_PREFIX + _text(raw.get("content"))
+            message["content"] = SYSTEM_NOTE_PREFIX + content_text(raw.get("content"))
             entries.append(message)
         elif role == "user":
             entries.append(message)
@@ -383,10 +384,3 @@ def _clone(value: Any) -> Any:
 def _is_empty(content: Any) -> bool:
     return content is None or content == "" or content == []
 
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
-    return "" if content is None else str(content)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from notebook_chat.engine.errors import ProviderError
+from notebook_chat.engine.messages import content_text
 from notebook_chat.engine.provider import CancelHandle
 from notebook_chat.providers.demo_context import reply_to_mentions
 from notebook_chat.providers.demo_skills import followed_skills, plan_skill_call, skill_enum
@@ -165,7 +166,7 @@ class DemoModel:
         last = messages[-1] if messages else {}
         if last.get("role") == "tool":
             return _Reply(reply_to_mentions(messages) or _summarize_results(messages))
-        text = _text(last.get("content")) if last.get("role") == "user" else ""
+        text = content_text(last.get("content"), " ") if last.get("role") == "user" else ""
         if _is_continuation(text, messages):
             return _Reply(_continuation(messages))
         command = re.search(r"/demo(?:\s+(\w+))?", text)
@@ -253,13 +254,6 @@ def _fingerprint(body: dict[str, Any], seed: int) -> int:
 # -- reading the conversation ------------------------------------------------------------------------------
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # OpenAI content parts
-        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
-
 
 def _shorten(text: str, limit: int) -> str:
     flat = " ".join(text.split())
@@ -285,7 +279,7 @@ def _is_continuation(text: str, messages: list[dict[str, Any]]) -> bool:
 
 
 def _continuation(messages: list[dict[str, Any]]) -> str:
-    earlier = [_text(m.get("content")) for m in messages[:-1] if m.get("role") == "user"]
+    earlier = [content_text(m.get("content"), " ") for m in messages[:-1] if m.get("role") == "user"]
     command = re.search(r"/demo\s+(length|error)", earlier[-1]) if earlier else None
     tails = {"length": _LENGTH_TAIL, "error": _ERROR_TAIL}
     rest = tails[command.group(1)] if command else " the answer is complete now: nothing else was missing."
@@ -318,7 +312,7 @@ def _summarize_results(messages: list[dict[str, Any]]) -> str:
     lines = []
     for result in results:
         name = names.get(result.get("tool_call_id", ""), "a tool")
-        content = _text(result.get("content"))
+        content = content_text(result.get("content"), " ")
         if re.search(r"\b(denied|rejected|declined|cancell?ed|canceled)\b", content[:120], re.IGNORECASE):
             lines.append(f"The call to `{name}` did not run ({_shorten(content, 120)}). No problem — tell me "
                          "if you would like to try something else.")

@@ -14,6 +14,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from ..engine.conversation import Message
+from ..engine.messages import content_text
 from ..engine.notices import text as say
 
 CODE_LANGUAGES = frozenset({"", "python", "py", "python3", "ipython", "ipython3"})
@@ -88,7 +89,7 @@ def _sections(messages: list[Message], title: str | None, locale: str | None) ->
         if role not in HEADINGS or metadata.get("hidden") or metadata.get("injected"):
             continue
         parts = [f"## {say(HEADINGS[role], locale)}"]
-        content = _text(message.get("content"))
+        content = content_text(message.get("content"), "\n\n")
         if content.strip():
             parts.append(content.strip("\n"))
         for call in message.get("tool_calls") or ():
@@ -106,7 +107,8 @@ def _tool_call(call: Mapping[str, Any], result: Mapping[str, Any] | None, locale
     heading = say("export.tool_call", locale, name=function.get("name", "?"))
     text = f"{heading}\n\n{_fence(arguments, 'json')}"
     if result is not None:
-        text += "\n\n" + say("export.result", locale) + f"\n\n{_fence(_text(result.get('content')), 'text')}"
+        shown = content_text(result.get("content"), "\n\n")
+        text += "\n\n" + say("export.result", locale) + "\n\n" + _fence(shown, "text")
     return text
 
 
@@ -117,11 +119,3 @@ def _fence(text: str, language: str) -> str:
         ticks += "`"
     return f"{ticks}{language}\n{text.rstrip(chr(10))}\n{ticks}"
 
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n\n".join(str(part.get("text")) for part in content
-                           if isinstance(part, Mapping) and isinstance(part.get("text"), str))
-    return ""

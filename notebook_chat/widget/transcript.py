@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from ..engine.messages import content_text
 from ..engine.notices import text as say
 
 MAX_TEXT_CHARS = 20_000
@@ -74,10 +75,7 @@ def _hidden(message: Mapping[str, Any]) -> bool:
 
 
 def _text(content: Any, locale: str | None) -> str:
-    if isinstance(content, list):  # content parts: keep the text ones
-        content = "\n".join(str(part.get("text", "")) for part in content
-                            if isinstance(part, Mapping) and part.get("type") == "text")
-    text = content if isinstance(content, str) else ""
+    text = content_text(content, "\n")
     if len(text) > MAX_TEXT_CHARS:
         text = text[:MAX_TEXT_CHARS] + "\n" + say("transcript.more", locale, n=f"{len(text) - MAX_TEXT_CHARS:,}")
     return text

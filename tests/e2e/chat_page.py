@@ -87,3 +87,12 @@ class ChatPage:
         card = self.card("awaiting-approval").first
         card.locator("[data-action=approve]").wait_for(timeout=timeout)
         return card
+
+
+def open_chat(lab: Lab, name: str, cells: list[str]) -> ChatPage:
+    """Open a new notebook `name` with `cells`, run its first cell (which shows a chat) and wait for the chat."""
+    lab.open_notebook(name, cells)
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    return chat

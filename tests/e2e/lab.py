@@ -303,6 +303,19 @@ class Lab:
         data: dict[str, Any] = json.loads(self._file().read_text())
         return data
 
+    def stored_record(self, key: str, wanted: str, timeout: float = 15.0) -> dict[str, Any]:
+        """The active record of chat `key` in the browser's copy of the notebook metadata, once its field `wanted`
+        is set (a turn, a paused turn…)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            blob = self.notebook_metadata("notebook_chat") or {}
+            record = active_record(blob, key)
+            if record.get(wanted):
+                return record
+            if time.monotonic() > deadline:
+                raise AssertionError(f"metadata never had {key}.{wanted}: {blob!r}")
+            time.sleep(0.1)
+
     def notebook_metadata(self, key: str) -> Any:
         """metadata[key] of the open notebook as the browser holds it (saved or not)."""
         return self.page.evaluate(

@@ -4,32 +4,16 @@ restart (and the tool then runs once), and a reopened notebook shows its convers
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 
-from tests.e2e.chat_page import ChatPage
+from tests.e2e.cells import record_tool_chat
+from tests.e2e.chat_page import open_chat
 from tests.e2e.lab import Lab, active_record
 
 pytestmark = pytest.mark.browser
 
-RECORD_TOOL = '''
-import pathlib
-from notebook_chat import Chat, tool
-from notebook_chat.providers import DemoModel
-
-RUNS = pathlib.Path("runs.txt")
-
-@tool(approval=True)
-def record_run(label: str) -> str:
-    """Append a line to runs.txt."""
-    with RUNS.open("a") as file:
-        file.write(label + "\\n")
-    return "recorded"
-
-chat = Chat(DemoModel(delay=0.005), tools=[record_run], key="durable")
-chat
-'''
+RECORD_TOOL = record_tool_chat('durable')
 
 DEMO_CHAT = '''
 from notebook_chat import Chat
@@ -40,28 +24,12 @@ chat
 '''
 
 
-def stored_conversation(lab: Lab, key: str, wanted: str, timeout: float = 15.0) -> dict[str, Any]:
-    """The record under `key` in the browser's copy of the notebook metadata, once `wanted` (a field) is set."""
-    deadline = time.monotonic() + timeout
-    while True:
-        blob = lab.notebook_metadata("notebook_chat") or {}
-        record = active_record(blob, key)
-        if record.get(wanted):
-            return record
-        if time.monotonic() > deadline:
-            raise AssertionError(f"metadata never had {key}.{wanted}: {blob!r}")
-        time.sleep(0.1)
-
-
 def test_a_paused_approval_survives_save_and_kernel_restart_and_the_tool_then_runs_once(lab: Lab) -> None:
-    lab.open_notebook("durable.ipynb", [RECORD_TOOL])
+    chat = open_chat(lab, "durable.ipynb", [RECORD_TOOL])
     runs = lab.server.root / lab.folder / "runs.txt"
-    lab.run_cell(0)
-    chat = ChatPage(lab)
-    chat.wait_ready()
     chat.send("Please record_run for Alpha")
     call_id = chat.wait_pending_card().get_attribute("data-tool-call-id")
-    stored_conversation(lab, "durable", "paused_turn")
+    lab.stored_record("durable", "paused_turn")
 
     lab.save()
     record = active_record(lab.read_notebook_from_disk()["metadata"]["notebook_chat"], "durable")
@@ -85,14 +53,11 @@ def test_a_paused_approval_survives_save_and_kernel_restart_and_the_tool_then_ru
 
 
 def test_a_closed_and_reopened_notebook_shows_its_conversation_again(lab: Lab) -> None:
-    lab.open_notebook("reopen.ipynb", [DEMO_CHAT])
-    lab.run_cell(0)
-    chat = ChatPage(lab)
-    chat.wait_ready()
+    chat = open_chat(lab, "reopen.ipynb", [DEMO_CHAT])
     chat.send("Hello there")
     chat.wait_reply_containing("You wrote: Hello there")
     chat.wait_state("completed")
-    stored_conversation(lab, "reopen", "turns")
+    lab.stored_record("reopen", "turns")
     lab.save()
 
     lab.close_and_reopen()
@@ -105,14 +70,11 @@ def test_a_closed_and_reopened_notebook_shows_its_conversation_again(lab: Lab) -
 
 def test_an_approved_call_that_ran_is_not_offered_again_after_the_tab_closed_unsaved_and_the_kernel_restarted(
         lab: Lab) -> None:
-    lab.open_notebook("closed-tab.ipynb", [RECORD_TOOL])
+    chat = open_chat(lab, "closed-tab.ipynb", [RECORD_TOOL])
     runs = lab.server.root / lab.folder / "runs.txt"
-    lab.run_cell(0)
-    chat = ChatPage(lab)
-    chat.wait_ready()
     chat.send("Please record_run for Alpha")
     card = chat.wait_pending_card()
-    stored_conversation(lab, "durable", "paused_turn")
+    lab.stored_record("durable", "paused_turn")
     lab.save()  # the notebook on disk shows the call waiting for approval
 
     card.locator("[data-action=approve]").click()

@@ -9,28 +9,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator
 
-from tests.e2e.chat_page import ChatPage
+from tests.e2e.cells import record_tool_chat
+from tests.e2e.chat_page import ChatPage, open_chat
 from tests.e2e.lab import Lab
 
 pytestmark = pytest.mark.browser
 
-DEMO_CHAT = '''
-import pathlib
-from notebook_chat import Chat, tool
-from notebook_chat.providers import DemoModel
-
-RUNS = pathlib.Path("runs.txt")
-
-@tool(approval=True)
-def record_run(label: str) -> str:
-    """Append a line to runs.txt."""
-    with RUNS.open("a") as file:
-        file.write(label + "\\n")
-    return "recorded"
-
-chat = Chat(DemoModel(delay=0.005), tools=[record_run], key="convs")
-chat
-'''
+DEMO_CHAT = record_tool_chat('convs')
 
 CODE_CHAT = '''
 from notebook_chat import Chat
@@ -77,10 +62,7 @@ def stored_items(lab: Lab, key: str) -> dict[str, Any]:
 
 
 def test_a_new_conversation_keeps_the_old_one_in_the_list_and_switching_brings_it_back(lab: Lab) -> None:
-    lab.open_notebook("new.ipynb", [DEMO_CHAT])
-    lab.run_cell(0)
-    chat = ChatPage(lab)
-    chat.wait_ready()
+    chat = open_chat(lab, "new.ipynb", [DEMO_CHAT])
     talk(chat, "About sales")
     new = header(chat).get_by_role("button", name="New conversation")
     new.click()
@@ -98,10 +80,7 @@ def test_a_new_conversation_keeps_the_old_one_in_the_list_and_switching_brings_i
 
 
 def test_deleting_a_conversation_asks_first_then_removes_it_from_the_list_and_the_notebook(lab: Lab) -> None:
-    lab.open_notebook("delete.ipynb", [DEMO_CHAT])
-    lab.run_cell(0)
-    chat = ChatPage(lab)
-    chat.wait_ready()
+    chat = open_chat(lab, "delete.ipynb", [DEMO_CHAT])
     talk(chat, "Keep me")
     header(chat).get_by_role("button", name="New conversation").click()
     chat.messages("user").first.wait_for(state="detached")
@@ -126,10 +105,7 @@ def test_deleting_a_conversation_asks_first_then_removes_it_from_the_list_and_th
 
 
 def test_a_renamed_conversation_keeps_its_name_after_save_and_kernel_restart(lab: Lab) -> None:
-    lab.open_notebook("rename.ipynb", [DEMO_CHAT])
-    lab.run_cell(0)
-    chat = ChatPage(lab)
-    chat.wait_ready()
+    chat = open_chat(lab, "rename.ipynb", [DEMO_CHAT])
     talk(chat, "numbers for q3")
     open_list(chat).first.locator("[data-action=rename-conversation]").click()
     field = header(chat).locator("[data-field=conversation-title]")
@@ -151,11 +127,8 @@ def test_a_renamed_conversation_keeps_its_name_after_save_and_kernel_restart(lab
 
 def test_a_pending_approval_in_an_inactive_conversation_survives_restart_and_runs_once_after_switching_back(
         lab: Lab) -> None:
-    lab.open_notebook("approval.ipynb", [DEMO_CHAT])
+    chat = open_chat(lab, "approval.ipynb", [DEMO_CHAT])
     runs = lab.server.root / lab.folder / "runs.txt"
-    lab.run_cell(0)
-    chat = ChatPage(lab)
-    chat.wait_ready()
     chat.send("Please record_run for Alpha")
     call_id = chat.wait_pending_card().get_attribute("data-tool-call-id")
     header(chat).get_by_role("button", name="New conversation").click()
@@ -187,10 +160,7 @@ def test_a_pending_approval_in_an_inactive_conversation_survives_restart_and_run
 
 
 def test_export_to_cells_inserts_the_conversation_below_the_chat_with_its_python_as_a_code_cell(lab: Lab) -> None:
-    lab.open_notebook("export.ipynb", [CODE_CHAT])
-    lab.run_cell(0)
-    chat = ChatPage(lab)
-    chat.wait_ready()
+    chat = open_chat(lab, "export.ipynb", [CODE_CHAT])
     chat.send("How do I make x?")
     chat.wait_reply_containing("Then look at")
     chat.wait_state("completed")

@@ -4,13 +4,12 @@ says so), and after Restart Kernel the selection is still on and an awaiting res
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import Lab, active_record
+from tests.e2e.lab import Lab
 from tests.skills.skill_folders import cleaning_skill, plotting_skill
 
 pytestmark = pytest.mark.browser
@@ -22,18 +21,6 @@ from notebook_chat.providers import DemoModel
 chat = Chat(DemoModel(delay=0.005), skills=["skills"], approve_skill_reads=True, key="skilled")
 chat
 '''
-
-
-def stored_record(lab: Lab, key: str, wanted: str, timeout: float = 15.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        blob = lab.notebook_metadata("notebook_chat") or {}
-        record = active_record(blob, key)
-        if record.get(wanted):
-            return record
-        if time.monotonic() > deadline:
-            raise AssertionError(f"metadata never had {key}.{wanted}: {blob!r}")
-        time.sleep(0.1)
 
 
 def test_a_skill_toggled_on_in_the_widget_stays_on_and_its_awaiting_read_is_approved_after_a_kernel_restart(
@@ -56,7 +43,7 @@ def test_a_skill_toggled_on_in_the_widget_stays_on_and_its_awaiting_read_is_appr
     chat.send("Read reference.md from the pandas-cleaning skill")
     card = chat.wait_pending_card()
     expect(card.locator(".nbc-tool-name")).to_contain_text("read_skill_file")
-    record = stored_record(lab, "skilled", "paused_turn")
+    record = lab.stored_record("skilled", "paused_turn")
     assert record["paused_turn"]["custom_context"]["skills"] == {"active": ["pandas-cleaning"]}
 
     lab.restart_kernel()

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from notebook_chat import Chat, tool
+from notebook_chat import Chat
 from notebook_chat.persistence import FileStore
 from notebook_chat.persistence.patches import apply_write
 from notebook_chat.testing import ScriptedProvider
 
-from .widget_doubles import RecordingComm
+from .widget_doubles import RecordingComm, drawn, drop_table_tool, shown
 
 FIXTURE = Path(__file__).parents[1] / "persistence" / "fixtures" / "metadata_v1_dc8e255.json"
 
@@ -41,21 +41,6 @@ class BrowserMetadata:
                 self.conversations.pop(message["key"], None)
             else:
                 self.conversations[message["key"]] = entry
-
-
-def drop_table_tool(ran: list[str]) -> Any:
-    @tool(approval=True)
-    def drop_table(name: str) -> str:
-        """Drop a table."""
-        ran.append(name)
-        return f"dropped {name}"
-
-    return drop_table
-
-
-async def shown(chat: Chat, record: Any = None) -> Chat:
-    await chat.restore(record, {"notebook": True, "cell_id": chat.key})
-    return chat
 
 
 async def test_a_new_conversation_keeps_the_old_one_in_the_list_and_switch_brings_it_back(
@@ -243,7 +228,7 @@ async def test_the_browser_gets_the_inactive_conversations_only_as_list_entries(
     chat.new_conversation()
     await chat.send("second question")
     chat.widget.flush()
-    view = [m for m in sent(chat) if m["kind"] == "snapshot"][-1]["view"]
+    view = drawn(sent(chat))
     assert [m["content"] for m in view["messages"]] == ["second question", "b"]
     listed = view["conversations"]
     assert listed["active"] == chat.conversation_id
@@ -262,40 +247,6 @@ async def test_an_inactive_conversation_that_cant_be_read_is_refused_on_switch_a
         await chat.switch("bad")
     assert chat.conversation_id == "good"
     assert not any(m["kind"] == "persist" for m in sent(chat)), "nothing is written over the stored chat"
-
-
-async def test_export_markdown_writes_each_message_and_tool_call_with_its_result(
-        recording_comms: list[RecordingComm]) -> None:
-    ran: list[str] = []
-    provider = ScriptedProvider().tool_calls([{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}])
-    chat = await shown(Chat(provider.text("Done.\n\n```python\nprint('t1')\n```"), tools=[drop_table_tool(ran)],
-                            key="k"))
-    await chat.send("drop t1")
-    await chat.approve("c1")
-    text = chat.export_markdown()
-    assert text.startswith("# drop t1\n\n## You\n\ndrop t1\n\n## Assistant\n\n**Tool call `drop_table`**")
-    assert '"name": "t1"' in text
-    assert "Result:\n\n```text\ndropped t1\n```" in text
-    assert text.endswith("## Assistant\n\nDone.\n\n```python\nprint('t1')\n```\n")
-    first = chat.conversation_id
-    chat.new_conversation()
-    assert chat.export_markdown(first) == text
-
-
-async def test_export_cells_makes_python_blocks_code_cells_and_the_rest_markdown(
-        recording_comms: list[RecordingComm]) -> None:
-    reply = ("Load it:\n\n```python\nimport pandas as pd\ndf = pd.read_csv('x.csv')\n```\n\n"
-             "Then:\n\n```sql\nSELECT 1\n```")
-    chat = await shown(Chat(ScriptedProvider().text(reply), key="k"))
-    await chat.send("how do I load x.csv?")
-    cells = chat.export_cells()
-    assert [(c["cell_type"], c["source"]) for c in cells] == [
-        ("markdown", "# how do I load x.csv?"),
-        ("markdown", "## You\n\nhow do I load x.csv?"),
-        ("markdown", "## Assistant\n\nLoad it:"),
-        ("code", "import pandas as pd\ndf = pd.read_csv('x.csv')"),
-        ("markdown", "Then:\n\n```sql\nSELECT 1\n```"),
-    ]
 
 
 async def browser_sends(chat: Chat, content: dict[str, Any]) -> dict[str, Any]:

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from notebook_chat import Chat, tool
+from notebook_chat import Chat
 from notebook_chat.testing import ScriptedProvider
 
-from .widget_doubles import RecordingComm
-
-
-def drop_table_tool(ran: list[str]) -> Any:
-    @tool(approval=True)
-    def drop_table(name: str) -> str:
-        """Drop a table."""
-        ran.append(name)
-        return f"dropped {name}"
-
-    return drop_table
+from .widget_doubles import RecordingComm, drop_table_tool, shown
 
 
 async def test_export_markdown_writes_each_message_and_tool_call_with_its_result(
@@ -48,3 +36,14 @@ async def test_export_cells_makes_python_blocks_code_cells_and_the_rest_markdown
         ("markdown", "Then:\n\n```sql\nSELECT 1\n```"),
     ]
 
+
+async def test_an_inactive_conversation_exports_as_it_did_while_it_was_active(
+        recording_comms: list[RecordingComm]) -> None:
+    ran: list[str] = []
+    provider = ScriptedProvider().tool_calls([{"name": "drop_table", "arguments": {"name": "t1"}, "id": "c1"}])
+    chat = await shown(Chat(provider.text("Done."), tools=[drop_table_tool(ran)], key="k"))
+    await chat.send("drop t1")
+    await chat.approve("c1")
+    text, first = chat.export_markdown(), chat.conversation_id
+    chat.new_conversation()
+    assert chat.export_markdown(first) == text

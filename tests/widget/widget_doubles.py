@@ -13,6 +13,7 @@ import comm
 import pytest
 from comm.base_comm import BaseComm
 
+from notebook_chat import Chat, tool
 from notebook_chat.persistence.patches import apply_write
 from notebook_chat.widget.view_copy import BrowserViewCopy
 
@@ -162,3 +163,21 @@ def notebook_entry(sent: list[dict[str, Any]], key: str | None = None) -> Any:
 def active_conversation(entry: Any) -> Any:
     """The active conversation's record in a chat's stored entry (`{"active", "items"}`, container version 2)."""
     return entry["items"][entry["active"]]
+
+
+def drop_table_tool(ran: list[str]) -> Any:
+    """A `drop_table(name)` tool that needs approval and appends each name it drops to `ran`."""
+
+    @tool(approval=True)
+    def drop_table(name: str) -> str:
+        """Drop a table."""
+        ran.append(name)
+        return f"dropped {name}"
+
+    return drop_table
+
+
+async def shown(chat: Chat, record: Any = None) -> Chat:
+    """`chat` as a notebook shows it: restored from `record` (the metadata the browser read, None: nothing)."""
+    await chat.restore(record, {"notebook": True, "cell_id": chat.key})
+    return chat

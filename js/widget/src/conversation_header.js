@@ -3,6 +3,7 @@
 // export of the active one (copy / download Markdown, insert as notebook cells). The kernel owns the list: every
 // control sends an action and the next snapshot is the truth; a refusal (e.g. "a reply is being written") is shown.
 import { t } from "./i18n.js";
+import { button, flash } from "./markdown.js";
 import "./conversation_header.css";
 
 /**
@@ -34,10 +35,10 @@ export class ConversationHeader {
     this.el.setAttribute("role", "group");
     this.el.setAttribute("aria-label", t("conversations.label"));
     this.el.hidden = true;
-    this.toggle = buttonOf(t("conversations.list"), "conversation-list");
+    this.toggle = button(t("conversations.list"), "conversation-list");
     this.toggle.setAttribute("aria-expanded", "false");
     this.toggle.addEventListener("click", () => this.setOpen(this.panel.hidden));
-    this.newButton = buttonOf(t("conversations.new"), "new-conversation");
+    this.newButton = button(t("conversations.new"), "new-conversation");
     this.newButton.addEventListener("click", () => this.send({ kind: "new_conversation", title: null },
       (error) => this.showError(error)));
     this.panel = el("div", "nbc-conversation-panel");
@@ -61,7 +62,7 @@ export class ConversationHeader {
 
   /** @param {string} key @param {string} action @param {() => void} onClick */
   tool(key, action, onClick) {
-    const b = buttonOf(t(key), action);
+    const b = button(t(key), action);
     b.addEventListener("click", onClick);
     return b;
   }
@@ -101,7 +102,7 @@ export class ConversationHeader {
     li.dataset.conversationId = item.id;
     li.dataset.state = item.state;
     if (active) li.setAttribute("aria-current", "true");
-    const open = buttonOf("", "switch-conversation");
+    const open = button("", "switch-conversation");
     open.classList.add("nbc-conversation-open");
     const name = el("span", "nbc-conversation-title");
     name.textContent = title;
@@ -119,10 +120,10 @@ export class ConversationHeader {
       if (active) return;
       this.send({ kind: "switch_conversation", conversation_id: item.id }, (error) => this.showError(error));
     });
-    const rename = buttonOf(t("conversations.rename"), "rename-conversation");
+    const rename = button(t("conversations.rename"), "rename-conversation");
     rename.setAttribute("aria-label", t("conversations.rename_named", { title }));
     rename.addEventListener("click", () => this.startRename(li, item, title));
-    const remove = buttonOf(t("conversations.delete"), "delete-conversation");
+    const remove = button(t("conversations.delete"), "delete-conversation");
     remove.setAttribute("aria-label", t("conversations.delete_named", { title }));
     remove.addEventListener("click", () => {
       this.busyRow = item.id;
@@ -172,8 +173,8 @@ export class ConversationHeader {
   confirm(question, action) {
     const text = el("span", "nbc-conversation-question");
     text.textContent = question;
-    const yes = buttonOf(t("conversations.confirm_yes"), "confirm");
-    const no = buttonOf(t("conversations.confirm_no"), "cancel");
+    const yes = button(t("conversations.confirm_yes"), "confirm");
+    const no = button(t("conversations.confirm_no"), "cancel");
     const close = () => {
       this.confirmLine.hidden = true;
       this.confirmLine.replaceChildren();
@@ -215,7 +216,7 @@ export class ConversationHeader {
     }
     navigator.clipboard.writeText(text).then(
       () => flash(/** @type {HTMLButtonElement} */ (this.tools.querySelector("[data-action=copy-markdown]")),
-        t("code.copied")),
+        t("code.copied"), 1500),
       () => this.showError(t("code.copy_failed")),
     );
   }
@@ -231,25 +232,6 @@ function el(tag, className) {
   const node = document.createElement(tag);
   node.className = className;
   return node;
-}
-
-/** @param {string} text @param {string} action */
-function buttonOf(text, action) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.className = `nbc-button nbc-button-${action}`;
-  b.dataset.action = action;
-  b.textContent = text;
-  return b;
-}
-
-/** @param {HTMLButtonElement} b @param {string} text */
-function flash(b, text) {
-  const before = b.textContent;
-  b.textContent = text;
-  setTimeout(() => {
-    b.textContent = before;
-  }, 1500);
 }
 
 /** @param {string | null} stamp ISO-8601 */

@@ -173,9 +173,12 @@ export function button(text, action) {
   return b;
 }
 
-/** Show `text` on a button for a moment (Copied). @param {HTMLButtonElement} b @param {string} text */
-export function flash(b, text) {
+/**
+ * Show `text` on a button for a moment (Copied). @param {HTMLButtonElement} b @param {string} text
+ * @param {number} [ms] how long
+ */
+export function flash(b, text, ms = 1200) {
   const before = b.textContent;
   b.textContent = text;
-  setTimeout(bound(() => (b.textContent = before)), 1200);
+  setTimeout(bound(() => (b.textContent = before)), ms);
 }

@@ -9,18 +9,6 @@ CONTINUATION_PLACEHOLDER = "(continuing the conversation)"
 """User text put first when a provider needs a user message first and the history starts otherwise."""
 
 
-def text_of(content: Any) -> str:
-    """A message's text: the string, or the text parts of a content-part list (other parts are dropped)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(part.get("text", "")) for part in content
-            if isinstance(part, Mapping) and part.get("type", "text") in ("text", "input_text", "output_text")
-        )
-    return "" if content is None else str(content)
-
-
 def function_spec(tool: Mapping[str, Any], position: int) -> dict[str, Any]:
     """`{name, description?, parameters?, strict?}` of a Chat-shaped
     (`{"type": "function", "function": {...}}`) or flat (Responses-shaped) function tool; anything else is

@@ -7,7 +7,8 @@ from typing import Any
 
 from notebook_chat.engine.errors import HistoryError
 from notebook_chat.engine.history import arguments_object
-from notebook_chat.providers.converters._common import CONTINUATION_PLACEHOLDER, function_spec, text_of
+from notebook_chat.engine.messages import content_text
+from notebook_chat.providers.converters._common import CONTINUATION_PLACEHOLDER, function_spec
 
 MISSING_RESULTS = (
     "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. "
@@ -37,7 +38,7 @@ def to_anthropic(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, lis
     for message in messages:
         role = message.get("role")
         if role == "system":
-            system = text_of(message.get("content"))
+            system = content_text(message.get("content"))
             continue
         blocks = _blocks(message)
         if not blocks:
@@ -55,11 +56,11 @@ def to_anthropic(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, lis
 def _blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     if message.get("role") == "tool":
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message["tool_call_id"]}
-        text = text_of(message.get("content"))
+        text = content_text(message.get("content"))
         if text.strip():
             result["content"] = text
         return [result]
-    text = text_of(message.get("content"))
+    text = content_text(message.get("content"))
     blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text.strip() else []
     for call in message.get("tool_calls") or ():
         blocks.append({"type": "tool_use", "id": call["id"], "name": call["function"]["name"],

@@ -8,11 +8,11 @@ from typing import Any
 
 from notebook_chat.engine.errors import HistoryError
 from notebook_chat.engine.history import arguments_object
+from notebook_chat.engine.messages import content_text
 from notebook_chat.providers.converters._common import (
     CONTINUATION_PLACEHOLDER,
     call_names,
     function_spec,
-    text_of,
 )
 
 COUNT_MISMATCH = (
@@ -37,7 +37,7 @@ def to_gemini(messages: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any] | N
     for message in messages:
         role = message.get("role")
         if role == "system":
-            text = text_of(message.get("content"))
+            text = content_text(message.get("content"))
             system = {"parts": [{"text": text}]} if text else None
             continue
         parts = _parts(message, names)
@@ -54,7 +54,7 @@ def to_gemini(messages: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any] | N
 
 
 def _parts(message: Mapping[str, Any], names: dict[str, str]) -> list[dict[str, Any]]:
-    text = text_of(message.get("content"))
+    text = content_text(message.get("content"))
     if message.get("role") == "tool":
         metadata = message.get("metadata")
         name = names.get(message.get("tool_call_id", "")) or (

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from notebook_chat.engine.errors import HistoryError
-from notebook_chat.providers.converters._common import function_spec, text_of
+from notebook_chat.engine.messages import content_text
+from notebook_chat.providers.converters._common import function_spec
 
 NO_OUTPUT = "No tool output found for function call {call_id}."
 NO_CALL = "No tool call found for function call output with call_id {call_id}."
@@ -22,9 +23,9 @@ def to_responses_input(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, 
         role = message.get("role")
         if role == "tool":
             items.append({"type": "function_call_output", "call_id": message["tool_call_id"],
-                          "output": text_of(message.get("content"))})
+                          "output": content_text(message.get("content"))})
             continue
-        text = text_of(message.get("content"))
+        text = content_text(message.get("content"))
         if text or role != "assistant":
             items.append({"type": "message", "role": "developer" if role == "system" else role, "content": text})
         for call in message.get("tool_calls") or ():
