@@ -128,6 +128,11 @@ EN: Mapping[str, str] = {
     "magic.failed": "**The turn failed:** {error}. Continue is offered in the chat widget.",
     "magic.stopped": "**Stopped.**",
     "magic.no_reply": "*(the turn ended without a text reply)*",
+    # @mentions refused before sending (plugins/mentions.py, tools/mention_source.py)
+    "mentions.refused": "{problems} Nothing was sent. Put a literal @ in backticks (`@name`) to send it as text.",
+    "mentions.too_many": "the message mentions {n} names; at most {limit} can be described",
+    "mentions.unknown": "@{name}: there is no variable named {name!r} in the kernel's namespace.",
+    "mentions.no_error": "No exception has been raised in this kernel yet (nothing to describe for @error).",
     # the kernel-less transcript (widget/transcript.py) and the exports (widget/export.py)
     "transcript.heading": "Chat",
     "transcript.heading_titled": "Chat — {title}",
@@ -238,6 +243,10 @@ ZH_CN: Mapping[str, str] = {
     "magic.failed": "**本轮失败：**{error}。可以在对话小部件中继续。",
     "magic.stopped": "**已停止。**",
     "magic.no_reply": "*（本轮结束，没有文本回复）*",
+    "mentions.refused": "{problems}没有发送任何内容。要把 @ 作为文字发送，请把它放在反引号中（`@name`）。",
+    "mentions.too_many": "消息提到了 {n} 个名字；最多只能描述 {limit} 个",
+    "mentions.unknown": "@{name}：内核的命名空间中没有名为 {name!r} 的变量。",
+    "mentions.no_error": "此内核中还没有引发过异常（@error 没有可描述的内容）。",
     "transcript.heading": "对话",
     "transcript.heading_titled": "对话 — {title}",
     "transcript.earlier": "（未显示较早的 {n} 条消息）",

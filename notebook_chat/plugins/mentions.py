@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from ..engine import Message, Plugin, PluginContext
 from ..engine.messages import new_id, new_tool_call_id
+from ..engine.notices import Notice
 
 DESCRIBE_TOOL = "describe"
 MENTIONS_KEY = "mentions"
@@ -83,9 +84,9 @@ class MentionPlugin(Plugin):
         """The mentions of ``text`` as the user message records them; raises :class:`UnknownMention`."""
         names = find_mentions(text)
         if len(names) > MAX_MENTIONS:
-            raise UnknownMention(f"the message mentions {len(names)} names; at most {MAX_MENTIONS} can be described")
+            raise UnknownMention(Notice("mentions.too_many", n=len(names), limit=MAX_MENTIONS))
         mentions: list[dict[str, Any]] = []
-        problems: list[str] = []
+        problems: list[str] = []  # each a Notice, or the text of a plugin's own source
         for name in names:
             label = self.source.label(name)
             if label is None:
@@ -93,8 +94,10 @@ class MentionPlugin(Plugin):
             else:
                 mentions.append({"name": name, "label": label, "temp": temp})
         if problems:
-            hint = "Nothing was sent. Put a literal @ in backticks (`@name`) to send it as text."
-            raise UnknownMention(" ".join(problems) + " " + hint)
+            listed: str = problems[0]
+            for problem in problems[1:]:
+                listed = Notice("notice.joined", first=listed, second=problem)
+            raise UnknownMention(Notice("mentions.refused", problems=listed))
         return mentions
 
     async def on_turn_start(self, ctx: PluginContext) -> None:

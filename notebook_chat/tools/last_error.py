@@ -13,7 +13,10 @@ import traceback
 from pathlib import Path
 from types import TracebackType
 
-NO_ERROR = "No exception has been raised in this kernel yet (nothing to describe for @error)."
+from ..engine.notices import Notice
+
+NO_ERROR = Notice("mentions.no_error")
+"""Said to the model (a tool result, in English) and to the person whose @error found nothing."""
 TRIMMED = "[… {count} characters of the traceback trimmed …]"
 INTERNAL_PACKAGES = ("IPython", "ipykernel", "asyncio")
 

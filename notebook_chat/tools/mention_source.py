@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..engine.notices import Notice
 from ..plugins.mentions import Description
 from . import dataframes, last_error
 from . import namespace as names
@@ -88,7 +89,7 @@ class NamespaceMentions:
     def unknown(self, name: str) -> str:
         if name == ERROR_MENTION:
             return last_error.NO_ERROR
-        return f"@{name}: there is no variable named {name!r} in the kernel's namespace."
+        return Notice("mentions.unknown", name=name)
 
 
 def describe_value(name: str, value: Any, *, max_chars: int) -> Description:

@@ -58,6 +58,8 @@ the magics' cell output, the transcript, the exports. Each raise there, and each
 docstrings and logs), goes through the table."""
 USER_FACING_FUNCTIONS = {
     "plugins/continuation.py": {"_refusal"},  # why Continue is refused (the widget's Continue, /continue)
+    "plugins/mentions.py": {"prepare"},  # an @mention refused before sending
+    "tools/mention_source.py": {"unknown"},
     "plugins/skills.py": {"skill", "deselect"},  # a skill chip toggled
     "persistence/conversation_list.py": {"check_title"},  # a conversation renamed in the header
     "persistence/chat_entry.py": {"with_record"},  # a new conversation beyond the limit
@@ -369,3 +371,15 @@ def test_bad_prompts_given_to_chat_are_refused_with_a_sentence_of_the_table(bad:
         Chat(ScriptedProvider(), prompts=bad, restore_timeout=0)
     assert isinstance(refused.value.args[0], Notice)
     assert CJK.search(say_error(refused.value, "zh-CN"))
+
+
+async def test_an_unknown_mention_is_refused_in_the_views_language() -> None:
+    from notebook_chat import Chat
+    from notebook_chat.testing import ScriptedProvider
+
+    chat = Chat(ScriptedProvider(), restore_timeout=0, namespace={})
+    with pytest.raises(ValueError, match="ghost") as refused:
+        await chat.send("what is @ghost?")
+    assert say_error(refused.value, "zh-CN") == (
+        "@ghost：内核的命名空间中没有名为 'ghost' 的变量。"
+        "没有发送任何内容。要把 @ 作为文字发送，请把它放在反引号中（`@name`）。")
