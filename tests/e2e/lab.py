@@ -212,6 +212,12 @@ class Lab:
     def cells(self) -> Locator:
         return self.page.locator(CELLS)
 
+    def cell_sources(self) -> list[list[str]]:
+        """`[cell_type, source]` of each cell of the open notebook, as its model holds them (saved or not)."""
+        return list(self.page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells"
+            ".map((cell) => [cell.cell_type, cell.source])"))
+
     def cell(self, index: int) -> Locator:
         return self.cells().nth(index)
 

@@ -48,9 +48,7 @@ def test_a_conversation_inserted_as_cells_has_chinese_headings(lab: Lab) -> None
     toggle.click()
     chat.root.locator("[data-action=export-cells]").click()
     lab.wait_for_cell_count(5)
-    cells = lab.page.evaluate(
-        "() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells"
-        ".map((cell) => [cell.cell_type, cell.source])")
+    cells = lab.cell_sources()
     assert cells[1:] == [
         ["markdown", "# 怎么得到 x？"],
         ["markdown", "## 你\n\n怎么得到 x？"],

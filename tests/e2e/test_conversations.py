@@ -167,9 +167,7 @@ def test_export_to_cells_inserts_the_conversation_below_the_chat_with_its_python
     open_list(chat)
     header(chat).get_by_role("button", name="Insert as cells").click()
     lab.wait_for_cell_count(6)
-    cells = lab.page.evaluate(
-        "() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells"
-        ".map((cell) => [cell.cell_type, cell.source])")
+    cells = lab.cell_sources()
     assert cells[1:] == [
         ["markdown", "# How do I make x?"],
         ["markdown", "## You\n\nHow do I make x?"],
