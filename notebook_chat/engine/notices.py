@@ -50,6 +50,19 @@ EN: Mapping[str, str] = {
     "tools.ledger_unwritable": (
         "The approval ledger {path} can't be written ({error}): a call approved here could be offered again if "
         "the notebook is closed without saving."),
+    # an Approve that can't run the call (plugins/tools.py, plugins/skills.py): the refusal in the widget
+    "tools.unregistered": (
+        "the tool {name!r} is not registered in this kernel, so the call can't run here; register it and try again, "
+        "or deny the call"),
+    "tools.arguments_not_object": "arguments must be a JSON object (a string or a dict)",
+    "tools.edited_not_json": "the edited arguments are not valid JSON: {error}",
+    "tools.edited_not_object": "the edited arguments must be a JSON object",
+    "skills.missing": (
+        "the skill {name!r} is not available in this kernel (available: {available}), so the call can't run; deny "
+        "it, or give the chat that skill and try again"),
+    "skills.gone": (
+        "the skill {name!r} is no longer on disk ({path} is missing), so the call can't run; deny it, or restore "
+        "the folder and try again"),
     # MCP servers (tools/mcp_server.py)
     "mcp.unavailable": "the MCP server {label!r} is not available ({error}): its tools are left out",
     # the chat's refusals of a user action (widget/chat.py, widget/recovery.py)
@@ -175,6 +188,13 @@ ZH_CN: Mapping[str, str] = {
     "tools.already_decided": "有 {n} 个工具调用已在本机之前的内核中做出决定（批准记录），因此不再提供：{ids}。",
     "tools.ledger_unwritable": (
         "无法写入批准记录 {path}（{error}）：如果笔记本未保存就关闭，此处批准的调用可能会再次被提供。"),
+    "tools.unregistered": "工具 {name!r} 没有在此内核中注册，因此调用无法在这里运行；请注册它后再试，或拒绝该调用",
+    "tools.arguments_not_object": "参数必须是 JSON 对象（字符串或 dict）",
+    "tools.edited_not_json": "编辑后的参数不是有效的 JSON：{error}",
+    "tools.edited_not_object": "编辑后的参数必须是 JSON 对象",
+    "skills.missing": (
+        "技能 {name!r} 在此内核中不可用（可用：{available}），因此调用无法运行；请拒绝它，或为对话提供该技能后再试"),
+    "skills.gone": "技能 {name!r} 已不在磁盘上（缺少 {path}），因此调用无法运行；请拒绝它，或恢复该文件夹后再试",
     "mcp.unavailable": "MCP 服务器 {label!r} 不可用（{error}）：已略去它的工具",
     "chat.empty_message": "消息为空",
     "chat.turn_running": "本轮正在进行：请等待、停止它，或先处理待决的工具调用",

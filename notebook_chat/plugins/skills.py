@@ -279,7 +279,7 @@ class SkillPlugin(Plugin):
     def _in_scope(self, name: str) -> Skill | ToolResult:
         problem = self._missing(name)
         if problem:
-            return ToolResult.failure(problem)
+            return ToolResult.failure(str(problem))  # the model reads the English sentence
         if name not in self._active and name not in self._pinned:
             return ToolResult.failure(f"the skill {name!r} is not active (active: {', '.join(self._active) or 'none'})")
         return self._skills[name]
@@ -287,11 +287,9 @@ class SkillPlugin(Plugin):
     def _missing(self, name: Any) -> str | None:
         skill = self._skills.get(name) if isinstance(name, str) else None
         if skill is None:
-            return (f"the skill {name!r} is not available in this kernel (available: {self._listing()}), so the "
-                    "call can't run; deny it, or give the chat that skill and try again")
+            return Notice("skills.missing", name=name, available=self._listing())
         if not skill.exists:
-            return (f"the skill {name!r} is no longer on disk ({skill.path / SKILL_FILE} is missing), so the call "
-                    "can't run; deny it, or restore the folder and try again")
+            return Notice("skills.gone", name=name, path=skill.path / SKILL_FILE)
         return None
 
     def _call_unavailable(self, arguments: str) -> str | None:

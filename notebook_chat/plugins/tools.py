@@ -209,8 +209,7 @@ class ToolPlugin(Plugin):
         tool = self.resolve_tools(ctx).get(call["function"]["name"])  # may raise: the turn stays paused
         if tool is None:
             return {"status": "unavailable", "tool_call_id": call_id,
-                    "error": f"the tool {call['function']['name']!r} is not registered in this kernel, so the "
-                             "call can't run here; register it and try again, or deny the call"}
+                    "error": Notice("tools.unregistered", name=call["function"]["name"])}
         problem = tool.unavailable(call["function"]["arguments"]) if tool.unavailable is not None else None
         if problem:
             return {"status": "unavailable", "tool_call_id": call_id, "error": problem}
@@ -455,12 +454,12 @@ def _arguments_problem(arguments: Any) -> str | None:
     if isinstance(arguments, dict):
         return None
     if not isinstance(arguments, str):
-        return "arguments must be a JSON object (a string or a dict)"
+        return Notice("tools.arguments_not_object")
     try:
         value = json.loads(arguments)
     except ValueError as error:
-        return f"the edited arguments are not valid JSON: {error}"
-    return None if isinstance(value, dict) else "the edited arguments must be a JSON object"
+        return Notice("tools.edited_not_json", error=error)
+    return None if isinstance(value, dict) else Notice("tools.edited_not_object")
 
 
 def _record_decision(entry: ToolCallState, payload: dict[str, Any]) -> None:

@@ -60,7 +60,8 @@ USER_FACING_FUNCTIONS = {
     "plugins/continuation.py": {"_refusal"},  # why Continue is refused (the widget's Continue, /continue)
     "plugins/mentions.py": {"prepare"},  # an @mention refused before sending
     "tools/mention_source.py": {"unknown"},
-    "plugins/skills.py": {"skill", "deselect"},  # a skill chip toggled
+    "plugins/skills.py": {"skill", "deselect", "_missing"},  # a skill chip toggled; an Approve that can't run
+    "plugins/tools.py": {"_resume", "_arguments_problem"},  # an Approve that can't run the call
     "persistence/conversation_list.py": {"check_title"},  # a conversation renamed in the header
     "persistence/chat_entry.py": {"with_record"},  # a new conversation beyond the limit
     "persistence/notebook_store.py": {"save"},
