@@ -70,9 +70,14 @@ const SINK = new RegExp([
   String.raw`\b(?:alert|confirm|prompt)\(`,
 ].join("|"), "g");
 
-/** Text a person reads: two words, or a capitalised word ("Copy"); not a key ("tool.status.x") or a class. */
-const readable = (/** @type {string} */ body) => /[A-Za-z]{2,} +[A-Za-z]{2,}|^[A-Z][a-z]+\b/.test(body)
-  && !/^(?:\s*nbc-[\w-]*)+\s*$/.test(body);
+/**
+ * Text a person reads: two words, or a capitalised word ("Copy"), outside markup tags; not a key
+ * ("tool.status.x") or a class. @param {string} literal
+ */
+const readable = (literal) => {
+  const body = literal.replace(/<[^>]*>/g, " ");
+  return /[A-Za-z]{2,} +[A-Za-z]{2,}|^[A-Z][a-z]+\b/.test(body) && !/^(?:\s*nbc-[\w-]*)+\s*$/.test(body);
+};
 /** Literals that look like words but no person reads as a sentence, with the reason. */
 const NOT_SENTENCES = new Map([
   ...["Enter", "Escape", "Esc", "Tab", "Shift+Enter", "Tab / Shift+Tab", "Enter / Space", "↑ ↓ Enter Esc", "Ctrl+S"]
@@ -139,6 +144,7 @@ const WRITTEN = {
   "a button": 'const b = button("Approve", "approve");',
   "a constant": 'const WAITING = "Waiting for approval";',
   "a status": 'this.setStatus("Retrying…");',
+  "words inside markup": 'el.innerHTML = `<p class="nbc-note">Nothing to show</p>`;',
 };
 
 for (const [kind, line] of Object.entries(WRITTEN)) {
@@ -155,6 +161,7 @@ for (const line of [
   'if (event.key === "Enter") send();',
   "// Copy the code of the block",
   'badge.textContent = `tool.status.${shown}` in DICTIONARIES.en ? t(`tool.status.${shown}`) : shown;',
+  'el.innerHTML = `<code class="nbc-math-source">${escaped}</code>`;',
 ]) {
   test(`the scan passes what nobody reads as a sentence: ${line}`, () => {
     assert.deepEqual(writtenOut(line, "x.js"), []);
