@@ -5,6 +5,7 @@ conversation inserted as notebook cells."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.chat_page import open_chat
 from tests.e2e.lab import Lab
@@ -34,9 +35,7 @@ def test_a_new_conversation_refused_while_a_reply_streams_says_why_in_chinese(la
     chat.wait_state("processing")
     chat.root.locator(".nbc-message[data-role=assistant]", has_text="慢").wait_for()  # the reply is streaming
     chat.root.locator("[data-action=new-conversation]").click()
-    error = chat.root.locator(".nbc-error")
-    error.wait_for(state="visible")
-    assert error.inner_text() == "此对话正在写入回复：请先停止或等待它，然后再新建对话"
+    expect(chat.root.locator(".nbc-error")).to_have_text("此对话正在写入回复：请先停止或等待它，然后再新建对话")
 
 
 def test_a_conversation_inserted_as_cells_has_chinese_headings(lab: Lab) -> None:
