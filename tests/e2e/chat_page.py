@@ -20,6 +20,31 @@ from tests.e2e.lab import Lab
 
 TURN_OVER = ("completed", "aborted", "error", "paused", "idle")
 
+GATED = '''
+import asyncio
+
+class Gated:
+    """Wraps a provider: a reply holds once "Paragraph N + 1:" begins, until a cell sets holds[N] (cells run while a
+    reply streams; Stop ends a held reply), so a test checks a streaming reply however slow the machine is."""
+
+    def __init__(self, inner, *after):
+        self.inner = inner
+        self.holds = {n: asyncio.Event() for n in after}
+
+    async def __call__(self, body, cancel):
+        return self.held(await self.inner(body, cancel))
+
+    async def held(self, stream):
+        text, waiting = "", sorted(self.holds)
+        async for chunk in stream:
+            yield chunk
+            text += chunk["choices"][0]["delta"].get("content") or ""
+            while waiting and f"Paragraph {waiting[0] + 1}:" in text:
+                await self.holds[waiting.pop(0)].wait()
+'''
+"""Cell source defining `Gated(provider, *paragraphs)`: `provider = Gated(ScriptedProvider().text(...), 40)`, then a
+cell `provider.holds[40].set()` lets the reply go on after paragraph 40."""
+
 
 def printed(text: str, label: str) -> Any:
     """The JSON value printed on the line `LABEL <json>` of a cell's output."""

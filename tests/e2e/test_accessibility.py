@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.e2e.axe import axe_violations, blocking, write_summary
-from tests.e2e.chat_page import ChatPage
+from tests.e2e.chat_page import GATED, ChatPage
 from tests.e2e.lab import Lab, documentation_screenshot
 
 pytestmark = pytest.mark.browser
@@ -20,25 +20,26 @@ from notebook_chat import Chat, tool
 from notebook_chat.testing import ScriptedProvider
 """
 STORY = "```python\nprint('hello')\n```\n\n" + "\n\n".join(f"Paragraph {n}: " + "word " * 20 for n in range(1, 80))
-STATES_SETUP = f'''
+# the story holds after paragraph 3 (see GATED) until Stop: each test checks it while it streams
+STATES_SETUP = GATED + f'''
 @tool(approval=True)
 def publish(target: str) -> str:
     """Publish the report."""
     return f"published to {{target}}"
 
-provider = (ScriptedProvider()
-            .text({STORY!r}, chunks=400, delay=0.03)
-            .tool_calls([{{"name": "publish", "arguments": {{"target": "web"}}, "id": "call_pub"}}])
-            .text("Published.")
-            .failure(RuntimeError("the model server is down")))
+provider = Gated(ScriptedProvider()
+                 .text({STORY!r}, chunks=400, delay=0.01)
+                 .tool_calls([{{"name": "publish", "arguments": {{"target": "web"}}, "id": "call_pub"}}])
+                 .text("Published.")
+                 .failure(RuntimeError("the model server is down")), 3)
 chat = Chat(provider, tools=[publish], key="a11y")
 chat
 '''
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 
 
-def open_chat(lab: Lab, name: str, setup: str) -> ChatPage:
-    lab.open_notebook(name, [IMPORTS + setup])
+def open_chat(lab: Lab, name: str, setup: str, *cells: str) -> ChatPage:
+    lab.open_notebook(name, [IMPORTS + setup, *cells])
     lab.run_cell(0)
     chat = ChatPage(lab)
     chat.wait_ready()
@@ -132,9 +133,9 @@ def test_the_message_list_is_a_labelled_log_and_the_controls_have_names(lab: Lab
 
 
 def test_a_finished_reply_is_announced_once_and_not_while_it_streams(lab: Lab) -> None:
-    setup = (f'provider = ScriptedProvider().text({STORY!r}, chunks=200, delay=0.01)\n'
-             'chat = Chat(provider, key="say")\nchat')
-    chat = open_chat(lab, "announce.ipynb", setup)
+    setup = GATED + (f'provider = Gated(ScriptedProvider().text({STORY!r}, chunks=200, delay=0.01), 3)\n'
+                     'chat = Chat(provider, key="say")\nchat')
+    chat = open_chat(lab, "announce.ipynb", setup, "provider.holds[3].set()")  # the reply holds after paragraph 3
     announcer = chat.root.locator("[data-field=announcer]")
     announcer.evaluate(
         """el => { window.__said = [];
@@ -148,6 +149,7 @@ def test_a_finished_reply_is_announced_once_and_not_while_it_streams(lab: Lab) -
     busy = chat.root.locator(".nbc-message[data-role=assistant][aria-busy=true]")
     busy.filter(has_text="Paragraph 2").wait_for()
     assert lab.page.evaluate("window.__said") == []
+    lab.run_cell(1)
     chat.wait_state("completed")
     lab.page.wait_for_function("() => window.__said.length > 0")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.chat_page import ChatPage
+from tests.e2e.chat_page import GATED, ChatPage
 from tests.e2e.lab import Lab, active_record, documentation_screenshot
 
 pytestmark = pytest.mark.browser
@@ -105,27 +105,8 @@ def test_escape_stops_a_streaming_reply_while_the_focus_is_on_a_message(lab: Lab
     assert chat.root.locator(".nbc-status").inner_text() == "Stopped"
 
 
-GATED_STORY = f"""
-import asyncio
-# the reply holds once paragraph N + 1 begins, until a cell sets holds[N] (cells run while a reply streams)
-holds = {{after: asyncio.Event() for after in (40, 70, 100)}}
-
-class Gated:
-    def __init__(self, inner):
-        self.inner = inner
-
-    async def __call__(self, body, cancel):
-        return self.held(await self.inner(body, cancel))
-
-    async def held(self, stream):
-        text, waiting = "", sorted(holds)
-        async for chunk in stream:
-            yield chunk
-            text += chunk["choices"][0]["delta"].get("content") or ""
-            while waiting and f"Paragraph {{waiting[0] + 1}}:" in text:
-                await holds[waiting.pop(0)].wait()
-
-provider = Gated(ScriptedProvider().text({STORY!r}, chunks=400, delay=0.01))
+GATED_STORY = GATED + f"""
+provider = Gated(ScriptedProvider().text({STORY!r}, chunks=400, delay=0.01), 40, 70, 100)
 chat = Chat(provider, key="follow")
 chat
 """
@@ -138,7 +119,7 @@ def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_
     lab.app = app
     # the reply holds after paragraphs 40, 70 and 100 until the test lets it go on (cells 1-3), so each check runs
     # while the reply is still streaming, however slow the machine is
-    chat = open_chat(lab, "follow.ipynb", GATED_STORY, "holds[40].set()", "holds[70].set()", "holds[100].set()")
+    chat = open_chat(lab, "follow.ipynb", GATED_STORY, *(f"provider.holds[{n}].set()" for n in (40, 70, 100)))
     chat.send("Tell me a long story")
     streaming = chat.root.locator(".nbc-message[data-role=assistant][data-loading=true][data-drawn=true]")
     streaming.filter(has_text="Paragraph 40:").wait_for()
