@@ -207,7 +207,9 @@ chat
 
 
 STAMP_TOOL = '''
+import asyncio
 ran_at = None
+released = asyncio.Event()
 
 @tool(approval=True)
 def stamp() -> str:
@@ -216,17 +218,25 @@ def stamp() -> str:
     ran_at = time.time()
     return "stamped"
 
+@tool
+def release() -> str:
+    """Let the waiting cell finish."""
+    released.set()
+    return "released"
+
 provider = (ScriptedProvider().tool_calls([{"name": "stamp", "arguments": {}, "id": "call_stamp"}])
-            .text("Stamped.", chunks=3))
-chat = Chat(provider, tools=[stamp], key="busy")
+            .text("Stamped.", chunks=3)
+            .tool_calls([{"name": "release", "arguments": {}, "id": "call_release"}]).text("Released."))
+chat = Chat(provider, tools=[stamp, release], key="busy")
 chat
 '''
-SLEEP_CELL = "import asyncio\nstarted = time.time()\nawait asyncio.sleep(8)\nfinished = time.time()"
+# awaits until a later message's tool releases it: it is surely still running when the approved tool's reply arrives
+AWAIT_CELL = "started = time.time()\nawait asyncio.wait_for(released.wait(), 120)\nfinished = time.time()"
 
 
 def test_approve_is_handled_while_another_cell_awaits(lab: Lab) -> None:
     probe = 'print("TIMES", json.dumps([started, ran_at, finished]))'
-    chat = open_chat(lab, "busy.ipynb", STAMP_TOOL, SLEEP_CELL, probe)
+    chat = open_chat(lab, "busy.ipynb", STAMP_TOOL, AWAIT_CELL, probe)
     chat.send("Stamp it")
     card = chat.wait_pending_card()
     lab.start_cell(1)
@@ -236,9 +246,11 @@ def test_approve_is_handled_while_another_cell_awaits(lab: Lab) -> None:
     )
 
     card.locator("[data-action=approve]").click()
-    chat.wait_reply_containing("Stamped.", timeout=6_000)
+    chat.wait_reply_containing("Stamped.")
     assert chat.card("success").get_attribute("data-tool-call-id") == "call_stamp"
     assert lab.cell_is_running(1)
+    chat.send("Now let the cell finish")
+    chat.wait_reply_containing("Released.")
     lab.wait_cell_done(1)
     started, ran_at, finished = kernel_value(lab, 2, "TIMES")
-    assert started < ran_at < finished - 2, (started, ran_at, finished)
+    assert started < ran_at < finished, (started, ran_at, finished)
