@@ -117,6 +117,9 @@ ACTIONS: dict[str, ActionKind] = {
         "record": Field((dict, list, str, int, float, bool), required=False, nullable=True),
         # the page's language (JupyterLab's setting sets <html lang>): notices follow it when Chat(locale=None)
         "locale": Field((str,), required=False, nullable=True, max_len=35),
+        # false: this view only renders (another view of the chat in its notebook writes, or its notebook does not
+        # own the chat): the kernel sends it the view and changes nothing else
+        "writer": Field((bool,), required=False, nullable=True),
     }, lambda target, p: target.on_ready(p)),
     "send": ActionKind({"text": Field((str,), max_len=MAX_TEXT, non_empty=True),
                         "temp_mentions": Field((bool,), required=False, nullable=True)},

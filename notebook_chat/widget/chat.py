@@ -131,7 +131,8 @@ class Chat(ConversationsMixin):
         self._user_plugins = [item for item in given if isinstance(item, Plugin)] + list(plugins)  # mcp(...)
         self.mentions = MentionPlugin(NamespaceMentions(namespace if namespace is not None else default_namespace))
         self._auto_continue_length = auto_continue_length
-        self.key = key or current_cell_id() or "default"
+        home = current_cell_id()
+        self.key = key or home or "default"
         self.store: ConversationStore | None = store
         self._write_failure: str | None = None
         self.page_locale: str | None = None
@@ -156,7 +157,8 @@ class Chat(ConversationsMixin):
         if loaded is not None and (loaded.refused or loaded.notice):
             notice = Notice("notice.refused_in_store", reason=loaded.refused) if loaded.refused else loaded.notice
             self.engine.set_notice(notice)
-        self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key, locale=locale or "")
+        self.widget = ChatWidget(self, header=provider_label(self.provider), key=self.key, locale=locale or "",
+                                 home=home or "")
         if store is not None and not self._record_refused:
             self._start_autosave(store, write_now=False)
 
@@ -383,6 +385,8 @@ class Chat(ConversationsMixin):
         if isinstance(info.get("locale"), str) and info["locale"]:
             self.page_locale = info["locale"]
         if not info.get("notebook"):
+            if isinstance(self.store, NotebookMetadataStore):
+                return  # a view without a notebook (a console) beside the notebook that keeps the chat
             if self.store is None:
                 self.store = MemoryStore()
                 self._start_autosave(self.store, write_now=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import secrets
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,10 @@ class ChatWidget(anywidget.AnyWidget):
     key = traitlets.Unicode("").tag(sync=True)
     locale = traitlets.Unicode("").tag(sync=True)
     """The widget's language ("en", "zh-CN"), set once; "" follows the page (JupyterLab sets <html lang>)."""
+    instance = traitlets.Unicode("").tag(sync=True)
+    """This widget's own id (random, set once), shared by all its views: per notebook, one view of it writes."""
+    home = traitlets.Unicode("").tag(sync=True)
+    """The id of the cell that created the chat ("" unknown): the notebook holding it owns the chat's key."""
 
     def __init__(
         self,
@@ -46,11 +52,12 @@ class ChatWidget(anywidget.AnyWidget):
         header: str = "",
         key: str = "",
         locale: str = "",
+        home: str = "",
         loop: asyncio.AbstractEventLoop | None = None,
         interval: float = 0.03,
         **kwargs: Any,
     ) -> None:
-        super().__init__(header=header, key=key, locale=locale, **kwargs)
+        super().__init__(header=header, key=key, locale=locale, home=home, instance=secrets.token_hex(8), **kwargs)
         self._controller = controller
         self._loop = loop if loop is not None else current_loop()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -62,6 +69,8 @@ class ChatWidget(anywidget.AnyWidget):
         self.cell_id: str | None = None
         """The id of the cell that displays the widget, from the last "ready" (None if unknown)."""
         self.last_persist_ack: tuple[str, bool, str | None] | None = None
+        self.persist_counts: Counter[str] = Counter()
+        """`persist` messages sent: "patch" (based on the browser's copy) and "whole" (the whole entry, base None)."""
         self._fallback_sent: dict[str, str] | None = None
         """The transcript last put into this widget's output (at display or with a `persist`)."""
         self.page_locale: str | None = None
@@ -82,10 +91,13 @@ class ChatWidget(anywidget.AnyWidget):
         when it differs from the one the output already has), which the browser writes into this widget's output.
         """
         message: dict[str, Any] = {"kind": "persist", **write}
-        if not _streaming_only(write.get("ops")):
+        if _streaming_only(write.get("ops")):
+            message["streaming"] = True  # only streamed text grew: the browser may coalesce it with later writes
+        else:
             fallback = self._transcript()
             if fallback != self._fallback_sent:
                 message["fallback"] = self._fallback_sent = fallback
+        self.persist_counts["whole" if write.get("base") is None else "patch"] += 1
         self._post(message)
 
     def _transcript(self) -> dict[str, str]:
@@ -160,7 +172,13 @@ class ChatWidget(anywidget.AnyWidget):
         return say_error(exc, self.locale or self.page_locale)
 
     async def on_ready(self, payload: dict[str, Any]) -> None:
-        """The browser rendered the view: hand the stored record to the controller, then send the whole view."""
+        """The browser rendered the view: hand the stored record to the controller, then send the whole view. A view
+        that only renders (``writer`` false: another view of the chat writes) just gets the view."""
+        if payload.get("writer") is False:
+            if payload["locale"]:
+                self.page_locale = payload["locale"]
+            self._stream.send_snapshot(whole=True)
+            return
         self.notebook_available = payload["notebook"]
         self.cell_id = payload["cell_id"]
         info: dict[str, Any] = {"notebook": payload["notebook"], "cell_id": payload["cell_id"]}

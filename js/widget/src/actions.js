@@ -4,7 +4,7 @@ import { t } from "./i18n.js";
 
 /** @type {Record<string, string[]>} kind -> payload fields */
 export const ACTIONS = {
-  ready: ["notebook", "cell_id", "record", "locale"],
+  ready: ["notebook", "cell_id", "record", "locale", "writer"],
   send: ["text", "temp_mentions"],
   stop: [],
   approve: ["tool_call_id", "arguments"],

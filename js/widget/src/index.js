@@ -12,8 +12,11 @@ const NO_NOTEBOOK = {
   cellId: null,
   read: () => null,
   write: async () => {
-    throw new Error("no notebook document is reachable from this view");
+    throw new Error(t("storage.unreachable"));
   },
+  owns: () => false,
+  claimWriter: () => ({ writer: () => false, release: () => {} }),
+  flush: () => {},
 };
 
 /** @param {any} model @param {HTMLElement} el */
@@ -63,15 +66,25 @@ export default {
     onHeader();
 
     const bridgeReady = bridgeFor(model, el);
+    // One writer per chat and notebook (metadata.js): this view writes the kernel's `persist` writes into its notebook
+    // only when that notebook owns the chat and no other view of the chat there writes; otherwise it only renders.
+    /** @type {{writer: () => boolean, release: () => void} | null} */
+    let seat = null;
+    const seatReady = bridgeReady.then((bridge) => {
+      const key = model.get("key") || bridge.cellId;
+      if (!disposed && bridge.available && key && bridge.owns?.(key, model.get("home") ?? "")) {
+        seat = bridge.claimWriter(model.get("instance") || key, () => { el.dataset.writer = "true"; });
+        el.dataset.writer = String(seat.writer());
+      } else {
+        el.dataset.writer = "false";
+      }
+      return bridge;
+    });
     /** One `persist` write (a versioned patch), applied to the notebook's metadata and acknowledged. @param {any} msg */
     const persist = async (msg) => {
-      const bridge = await bridgeReady;
-      if (disposed) return;
+      const bridge = await seatReady;
+      if (disposed || seat === null || !seat.writer()) return; // the view that writes answers
       const key = msg.key;
-      if (!bridge.available || typeof bridge.apply !== "function") {
-        post({ kind: "persisted", key, ok: false, error: here(() => t("storage.unreachable")) });
-        return;
-      }
       if (msg.fallback !== undefined) {
         // the transcript for readers without the widget (sent only when it changed), whatever the patch's fate
         try {
@@ -81,7 +94,8 @@ export default {
         }
       }
       try {
-        const revision = await bridge.apply(key, msg);
+        // a streamed write (only text grew) may wait for the next flush; a boundary reaches the notebook model at once
+        const revision = await bridge.apply(key, msg, { coalesce: msg.streaming === true });
         el.dataset.persisted = String(Number(el.dataset.persisted ?? 0) + 1); // writes handled (tests wait on it)
         post({ kind: "persisted", key, ok: true, error: null, revision, stale: false });
       } catch (err) {
@@ -99,25 +113,29 @@ export default {
     model.on("msg:custom", onMessage);
     model.on("change:header", onHeader);
 
-    bridgeReady.then((bridge) => here(() => {
+    seatReady.then((bridge) => here(() => {
       if (disposed) return;
       view.setBridge(bridge);
       const key = model.get("key") || bridge.cellId;
       view.setDraftKey(`${bridge.path ?? ""}#${model.get("key") ?? ""}`);
+      const writer = seat !== null && seat.writer();
       let record = null;
-      if (bridge.available && key) {
+      if (writer) {
         try {
           record = bridge.read(key) ?? null;
         } catch (err) {
           console.warn("notebook_chat: could not read the stored conversation", err);
         }
       }
+      // a view that only renders says so (`writer: false`): the kernel sends it the view and changes nothing else
+      const role = bridge.available ? { writer } : {};
       view.actions.send({ kind: "ready", notebook: bridge.available, cell_id: bridge.cellId ?? null, record,
-        locale: language });
+        locale: language, ...role });
     }));
 
     return () => {
       disposed = true;
+      seat?.release(); // the next view of this chat in this notebook writes
       model.off("msg:custom", onMessage);
       model.off("change:header", onHeader);
       model.off("comm_live_update", onCommLive);

@@ -5,8 +5,21 @@
 //      `context` is the notebook's document context (not a public anywidget API; may disappear).
 // Nowhere else (VS Code, Colab, static HTML) is a notebook reachable: `available` is false.
 // Writes only mark the notebook dirty; saving stays with the user (Ctrl+S) or JupyterLab's autosave.
+//
+// Writes cost what changed. JupyterLab's notebook model has no way to change part of a metadata value: every
+// getMetadata/setMetadata of "notebook_chat" deep-copies (and compares) the whole section, every chat's every
+// conversation. So the page keeps one copy of the section per notebook (`NotebookSection`, shared by every view on the
+// page): a `persist` write is applied to it in place (the work is the write's size) and marks the notebook dirty, and
+// the section goes into the notebook model (one setMetadata) only at a write that is more than streamed text (a turn
+// starts, pauses, an approval leaves `paused`, a tool round, the end: at once), right before the notebook is saved
+// (Ctrl+S, autosave: the save never misses a write), and at the latest FLUSH_AFTER_MS after a streamed write.
+//
+// One writer per chat and notebook: of the views of one chat (one kernel widget) in one notebook, exactly one
+// applies the kernel's writes and answers them (`claimWriter`; when it goes, the next view takes over), and only a
+// notebook that owns the chat (`owns`: it holds the cell that created the chat, or already stores its key) has one.
+// Every other view only renders.
 
-import { applyWrite } from './patches.js';
+import { applyWriteInPlace } from './patches.js';
 
 export const METADATA_KEY = 'notebook_chat';
 export const METADATA_VERSION = 2;
@@ -14,6 +27,8 @@ export const METADATA_VERSION = 2;
  * stays as it is until the kernel's first write, which sends the chat's whole version-2 entry. */
 export const READABLE_VERSIONS = [1, 2];
 const ATTACH_TIMEOUT_MS = 5000;
+/** A streamed write reaches the notebook model at the latest this long after it was applied. */
+export const FLUSH_AFTER_MS = 5000;
 
 /**
  * @typedef {Record<string, unknown>} JsonObject
@@ -24,12 +39,17 @@ const ATTACH_TIMEOUT_MS = 5000;
  *   path: string | null,
  *   read: (key: string) => JsonObject | null,
  *   write: (key: string, record: JsonObject | null) => Promise<void>,
- *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}) => Promise<string | null>,
+ *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}, options?: {coalesce?: boolean})
+ *     => Promise<string | null>,
+ *   owns: (key: string, home: string) => boolean,
+ *   claimWriter: (instance: string, onPromoted: () => void) => WriterSeat,
+ *   flush: () => void,
  *   insertCellBelow: (code: string) => boolean,
  *   writeFallback: (bundle: unknown) => boolean,
  *   insertCellsBelow: (cells: {cell_type: string, source: string}[]) => boolean,
  *   save: () => Promise<void>,
  * }} NotebookHandle
+ * @typedef {{writer: () => boolean, release: () => void}} WriterSeat
  */
 
 /**
@@ -66,6 +86,9 @@ export function unavailable() {
     apply: async () => {
       throw new Error('no notebook document is reachable from this front end');
     },
+    owns: () => false,
+    claimWriter: () => ({ writer: () => false, release: () => {} }),
+    flush: () => {},
     insertCellBelow: () => false,
     writeFallback: () => false,
     insertCellsBelow: () => false,
@@ -82,6 +105,7 @@ export function unavailable() {
  */
 function makeHandle(via, context, listCells, el) {
   const notebook = context.model;
+  const section = sectionOf(context);
   const cellId = listCells().find((cell) => cell.node && cell.node.contains(el))?.id ?? null;
   return {
     available: true,
@@ -89,47 +113,48 @@ function makeHandle(via, context, listCells, el) {
     cellId,
     path: typeof context.path === 'string' ? context.path : null,
     read(key) {
-      const conversations = readSection(notebook).conversations;
-      const record = conversations[key];
-      return isObject(record) ? JSON.parse(JSON.stringify(record)) : null;
+      const record = section.entry(key);
+      return record === null ? null : structuredClone(record);
     },
     async write(key, record) {
       if (typeof key !== 'string' || key === '' || !(record === null || isObject(record))) {
         throw new Error('write(key, record) needs a non-empty key and a JSON object (null deletes the key)');
       }
-      const section = readSection(notebook);
-      const conversations = { ...section.conversations };
-      if (record === null) {
-        delete conversations[key];
-      } else {
-        conversations[key] = JSON.parse(JSON.stringify(record));
-      }
-      notebook.setMetadata(METADATA_KEY, { ...section, version: METADATA_VERSION, conversations });
-      if (!notebook.dirty) {
-        notebook.dirty = true;
-      }
+      section.put(key, record === null ? null : structuredClone(record));
+      section.flush();
     },
     /**
      * Apply one `persist` write (versioned patch) to the entry under `key`; returns the entry's new revision.
-     * Throws StaleCopy / PatchMismatch (patches.js) or a shape error, writing nothing.
+     * Throws StaleCopy / PatchMismatch (patches.js) or a shape error, writing nothing. `coalesce`: a streamed write
+     * (only text grew) that may wait for the next flush; any other write reaches the notebook model at once.
      */
-    async apply(key, write) {
+    async apply(key, write, options = {}) {
       if (typeof key !== 'string' || key === '') {
         throw new Error('apply(key, write) needs a non-empty key');
       }
-      const section = readSection(notebook);
-      const conversations = { ...section.conversations };
-      const entry = applyWrite(conversations[key] ?? null, write);
-      if (entry === null) {
-        delete conversations[key];
-      } else {
-        conversations[key] = entry;
+      return section.apply(key, write, options.coalesce === true);
+    },
+    /** This notebook owns the chat: it holds the cell that created it (`home`), or already stores `key`; a chat
+     * made outside any cell (`home` "") belongs to any notebook that shows it. */
+    owns(key, home) {
+      try {
+        if (section.entry(key) !== null || !home) return true;
+      } catch {
+        return true; // the section can't be read: the writer's write says so (and leaves it untouched)
       }
-      notebook.setMetadata(METADATA_KEY, { ...section, version: METADATA_VERSION, conversations });
-      if (!notebook.dirty) {
-        notebook.dirty = true;
+      const cells = notebook.cells;
+      for (let i = 0; i < (cells?.length ?? 0); i++) {
+        if (cells.get(i).id === home) return true;
       }
-      return entry === null ? null : write.revision;
+      return false;
+    },
+    /** Take part in choosing this notebook's one writer of the chat `instance` (see NotebookSection.claim). */
+    claimWriter(instance, onPromoted) {
+      return section.claim(instance, onPromoted);
+    },
+    /** Put what was applied into the notebook model now. */
+    flush() {
+      section.flush();
     },
     /** Ctrl+S pressed inside the widget (which keeps keys from the notebook's shortcuts). */
     async save() {
@@ -191,6 +216,167 @@ function makeHandle(via, context, listCells, el) {
       return true;
     },
   };
+}
+
+/** @type {WeakMap<object, NotebookSection>} one per notebook model on the page */
+const SECTIONS = new WeakMap();
+
+/** @param {any} context the notebook's document context @returns {NotebookSection} */
+function sectionOf(context) {
+  let section = SECTIONS.get(context.model);
+  if (section === undefined) {
+    section = new NotebookSection(context);
+    SECTIONS.set(context.model, section);
+  }
+  return section;
+}
+
+/**
+ * The page's copy of one notebook's metadata["notebook_chat"]: read from the model once, changed in place by the
+ * writes, put back into the model by `flush`. A change of the section that is not a flush (the metadata editor, a
+ * revert, a collaborator) drops the copy: the next write is checked against what the model holds (a stale patch is
+ * refused and the kernel sends the whole entry).
+ */
+class NotebookSection {
+  /** @param {any} context */
+  constructor(context) {
+    this.notebook = context.model;
+    /** @type {(JsonObject & {conversations: JsonObject}) | null} */
+    this.copy = null;
+    this.unflushed = false;
+    this.flushing = false;
+    this.saving = false;
+    this.changedWhileSaving = false;
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.timer = null;
+    /** @type {Map<string, {writer: object | null, waiting: object[]}>} */
+    this.seats = new Map();
+    this.notebook.metadataChanged?.connect?.(this.onMetadataChanged, this);
+    context.saveState?.connect?.(this.onSaveState, this);
+    context.disposed?.connect?.(() => this.cancelTimer());
+  }
+
+  /** The section (the page's copy; read from the model when there is none). Throws when it has the wrong shape. */
+  current() {
+    if (this.copy === null) this.copy = readSection(this.notebook);
+    return this.copy;
+  }
+
+  /** The entry under `key` (not a copy: callers copy), or null. */
+  entry(key) {
+    const record = this.current().conversations[key];
+    return isObject(record) ? record : null;
+  }
+
+  put(key, entry) {
+    const section = this.current();
+    if (entry === null) {
+      delete section.conversations[key];
+    } else {
+      section.conversations[key] = entry;
+    }
+    section.version = METADATA_VERSION;
+    this.changed();
+  }
+
+  apply(key, write, coalesce) {
+    const held = this.entry(key);
+    if (held !== null && typeof write?.revision === 'string' && held.revision === write.revision) {
+      return write.revision; // already applied (by the view this one took over from)
+    }
+    const entry = applyWriteInPlace(held, write);
+    this.put(key, entry);
+    if (coalesce) {
+      this.flushLater();
+    } else {
+      this.flush();
+    }
+    return entry === null ? null : write.revision;
+  }
+
+  changed() {
+    this.unflushed = true;
+    if (this.saving) this.changedWhileSaving = true;
+    if (!this.notebook.dirty) this.notebook.dirty = true;
+  }
+
+  flushLater() {
+    if (this.timer === null) this.timer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+  }
+
+  cancelTimer() {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** The page's copy into the notebook model (JupyterLab copies it: the page's copy stays the page's). */
+  flush() {
+    this.cancelTimer();
+    if (!this.unflushed || this.copy === null) return;
+    this.flushing = true;
+    try {
+      this.notebook.setMetadata(METADATA_KEY, this.copy);
+    } finally {
+      this.flushing = false;
+    }
+    this.unflushed = false;
+  }
+
+  onMetadataChanged(_model, change) {
+    if (this.flushing || (change && change.key !== undefined && change.key !== METADATA_KEY)) return;
+    this.cancelTimer();
+    this.copy = null; // someone else changed it: what the model holds now is the copy
+    this.unflushed = false;
+  }
+
+  /** A save writes what the model holds: flush right before ('started' is emitted before the model is read), and a
+   * write applied while the save ran keeps the notebook dirty (JupyterLab marks it clean when the save ends). */
+  onSaveState(_context, state) {
+    if (state === 'started') {
+      this.flush();
+      this.saving = true;
+      this.changedWhileSaving = false;
+    } else if (state === 'completed' || state === 'failed') {
+      this.saving = false;
+      if (this.changedWhileSaving && !this.notebook.dirty) this.notebook.dirty = true;
+    }
+  }
+
+  /**
+   * One writer per chat (`instance`: the kernel widget every view of the chat shares) in this notebook: the first
+   * view that claims writes; the others wait, and when the writer goes (`release`) the next one writes
+   * (`onPromoted`).
+   */
+  claim(instance, onPromoted) {
+    let seat = this.seats.get(instance);
+    if (seat === undefined) {
+      seat = { writer: null, waiting: [] };
+      this.seats.set(instance, seat);
+    }
+    const me = { onPromoted };
+    const taken = seat;
+    if (taken.writer === null) {
+      taken.writer = me;
+    } else {
+      taken.waiting.push(me);
+    }
+    return {
+      writer: () => taken.writer === me,
+      release: () => {
+        if (taken.writer === me) {
+          this.flush();
+          taken.writer = taken.waiting.shift() ?? null;
+          if (taken.writer === null) {
+            this.seats.delete(instance);
+          } else {
+            taken.writer.onPromoted();
+          }
+        } else {
+          taken.waiting = taken.waiting.filter((other) => other !== me);
+        }
+      },
+    };
+  }
 }
 
 /**
