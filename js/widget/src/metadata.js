@@ -16,7 +16,7 @@
 //
 // One writer per chat and notebook: of the views of one chat (one kernel widget) in one notebook, exactly one
 // applies the kernel's writes and answers them (`claimWriter`; when it goes, the next view takes over), and only a
-// notebook that owns the chat (`owns`: it holds the cell that created the chat, or already stores its key) has one.
+// notebook that owns the chat (`owns`: it holds the cell that created the chat) has one.
 // Every other view only renders.
 
 import { applyWriteInPlace } from './patches.js';
@@ -134,14 +134,11 @@ function makeHandle(via, context, listCells, el) {
       }
       return section.apply(key, write, options.coalesce === true);
     },
-    /** This notebook owns the chat: it holds the cell that created it (`home`), or already stores `key`; a chat
-     * made outside any cell (`home` "") belongs to any notebook that shows it. */
+    /** This notebook owns the chat: it holds the cell that created it (`home`); a chat made outside any cell
+     * (`home` "") belongs to any notebook that shows it. What a notebook stores does not count: another notebook may
+     * keep a chat of its own under the same `key`, which a visiting chat must never write over. */
     owns(key, home) {
-      try {
-        if (section.entry(key) !== null || !home) return true;
-      } catch {
-        return true; // the section can't be read: the writer's write says so (and leaves it untouched)
-      }
+      if (!home) return true;
       const cells = notebook.cells;
       for (let i = 0; i < (cells?.length ?? 0); i++) {
         if (cells.get(i).id === home) return true;
