@@ -107,3 +107,34 @@ def test_another_notebook_on_the_same_kernel_that_shows_the_chat_gets_nothing_in
     assert stored["revision"] == writes["revision"]
     messages = stored["items"][stored["active"]]["messages"]
     assert [m["content"] for m in messages if m["role"] == "user"] == ["Chat from the visitor"]
+
+
+SLOW_CHAT = f'''
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+chat = Chat(ScriptedProvider().text({REPLY!r}, chunks=80, delay=0.15), key="slow")
+chat
+'''
+
+
+def test_ctrl_s_while_a_reply_streams_saves_the_text_the_notebook_model_has_not_been_given_yet(lab: Lab) -> None:
+    lab.open_notebook("save_mid_stream.ipynb", [SLOW_CHAT])
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    chat.send("Stream slowly")
+    # a few streamed writes applied in the page: they wait for the next boundary (or 5 s) before the model gets them
+    lab.page.wait_for_function("el => Number(el.dataset.persisted ?? 0) >= 4", arg=chat.root.element_handle(),
+                               timeout=30_000)
+
+    def reply(section: Any) -> str:
+        record = (section or {}).get("conversations", {}).get("slow", {})
+        messages = record.get("items", {}).get(record.get("active"), {}).get("messages", [])
+        return "".join(m.get("content") or "" for m in messages if m["role"] == "assistant")
+
+    in_model = reply(lab.notebook_metadata("notebook_chat"))
+    lab.save()
+    on_disk = reply(lab.read_notebook_from_disk()["metadata"].get("notebook_chat"))
+    assert len(on_disk) > len(in_model)  # the save put the page's copy into the model first
+    assert on_disk.startswith(in_model)
+    assert chat.root.get_attribute("data-state") == "processing"  # still streaming: no boundary wrote it
