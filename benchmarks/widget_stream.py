@@ -113,15 +113,35 @@ class PacedProvider(ScriptedProvider):
                 await asyncio.sleep(self.seconds / self.groups)
 
 
+def described(content):
+    """What one kernel→browser message carries: its parts over 200 bytes (op, path, bytes), for the traffic log."""
+    parts = []
+    for name, value in content.items():
+        if name == "ops" and isinstance(value, list):
+            for op in value:
+                size = len(json.dumps(op))
+                if size > 200:
+                    parts.append([op.get("op", ""), "/".join(map(str, op.get("path", [op.get("field", "")])))[-60:],
+                                  size])
+        else:
+            size = len(json.dumps(value))
+            if size > 200:
+                parts.append(["", name, size])
+    return parts
+
+
 def counted(widget):
     """Wrap widget.send: count the custom messages (and their JSON bytes) the kernel sends to the browser."""
-    tally = {"messages": 0, "bytes": 0, "kinds": {}}
+    tally = {"messages": 0, "bytes": 0, "kinds": {}, "kind_bytes": {}, "log": []}
     send = widget.send
     def counting(content, buffers=None):
+        size = len(json.dumps(content))
         tally["messages"] += 1
-        tally["bytes"] += len(json.dumps(content))
+        tally["bytes"] += size
         kind = str(content.get("kind", "append"))
         tally["kinds"][kind] = tally["kinds"].get(kind, 0) + 1
+        tally["kind_bytes"][kind] = tally["kind_bytes"].get(kind, 0) + size
+        tally["log"].append([round(time.time(), 3), kind, size, described(content)])
         return send(content, buffers)
     widget.send = counting
     return tally
@@ -173,7 +193,7 @@ SHOW_BARE = "bare"
 
 RUN_CHAT = r'''
 await until(lambda: chat.widget.notebook_available is not None)
-chat_sent.update(messages=0, bytes=0, kinds={})
+chat_sent.update(messages=0, bytes=0, kinds={}, kind_bytes={}, log=[])
 t0 = time.time()
 await chat.send("Write the report.")
 t_end = time.time()
@@ -212,6 +232,7 @@ WIDGET_JS = Path(__file__).resolve().parents[1] / "js" / "widget"
 CELL_SETUP, CELL_CHAT, CELL_BARE, CELL_RUN_CHAT, CELL_RUN_BARE, CELL_COUNTS, CELL_REFERENCE = range(7)
 
 PROFILE_TOP = False
+TRAFFIC = False
 
 CHAT_TEXT = ".nbc-message[data-role='assistant'] .nbc-content"
 REFERENCE_TEXT = ".nbc-content.reference"
@@ -487,6 +508,13 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
           f"end-of-stream lag {chat['lag'] / max(bare['lag'], 0.001):.1f}x, "
           f"messages {counts['chat']['messages'] / max(1, counts['bare']['messages']):.2f}x")
     print(f"chat messages by kind: {counts['chat']['kinds']}")
+    print(f"chat bytes by kind: {counts['chat']['kind_bytes']}")
+    if TRAFFIC:
+        print("chat messages kernel→browser over 1 KB (time from the first, kind, bytes, parts over 200 bytes):")
+        log = counts["chat"]["log"]
+        for stamp, kind, size, parts in log:
+            if size > 1000:
+                print(f"  {stamp - log[0][0]:7.3f} {kind:<10} {size:>8}  {parts}")
     if PROFILE_TOP:
         print("chat: most self time in the page (s):")
         for name, seconds in chat["top"]:
@@ -501,9 +529,12 @@ if __name__ == "__main__":
     parser.add_argument("--pace", type=float, default=0.0)
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--profile", action="store_true", help="also print the page's hottest functions")
+    parser.add_argument("--traffic", action="store_true",
+                        help="also list the chat's kernel→browser messages over 1 KB and what they carry")
     parser.add_argument("--history", default=None, help="messages the chat holds before the stream: N or N,M,...")
     parser.add_argument("--runs", type=int, default=3, help="runs of each case; the summary shows their medians")
     args = parser.parse_args()
     PROFILE_TOP = args.profile
+    TRAFFIC = args.traffic
     histories: list[int | None] = [int(n) for n in args.history.split(",")] if args.history else [None]
     benchmark(args.chunks, args.pace, args.keep, histories, args.runs)

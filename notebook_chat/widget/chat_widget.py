@@ -24,6 +24,7 @@ from ..engine.notices import Notice, say_error
 from .actions import ACTIONS, Action, ActionError, parse_action
 from .controller import ChatController, MentionAware, conversation_controls
 from .loops import current_loop, running_loop
+from .persist_text import MIN_VIEW_TEXT, TEXT_FIELDS, refer_to_view
 from .transcript import transcript_bundle
 from .view_stream import ViewStream
 
@@ -86,19 +87,38 @@ class ChatWidget(anywidget.AnyWidget):
         """Ask the browser to apply a write (``{"key", "revision", "base", "ops"}``, see
         ``persistence.notebook_store``) to metadata["notebook_chat"]["conversations"][key].
 
-        The browser acknowledges with a "persisted" action (see `last_persist_ack`). A write that is more than a
-        streaming reply's appended text carries the conversation's static transcript too (`fallback`, sent only
-        when it differs from the one the output already has), which the browser writes into this widget's output.
+        The browser acknowledges with a "persisted" action (see `last_persist_ack`). Long streamed text the
+        browser's view already holds is named, not sent again (``persist_text``). A write that is more than a
+        streaming reply's appended text, made while no turn runs (a turn's end or pause, a switch, an edit), carries
+        the conversation's static transcript too (`fallback`, sent only when it differs from the one the output
+        already has), which the browser writes into this widget's output.
         """
         message: dict[str, Any] = {"kind": "persist", **write}
+        if "ops" in write:
+            message["ops"] = self._view_referenced(write["ops"])
         if _streaming_only(write.get("ops")):
             message["streaming"] = True  # only streamed text grew: the browser may coalesce it with later writes
-        else:
+        elif not self._turn_running():
             fallback = self._transcript()
             if fallback != self._fallback_sent:
                 message["fallback"] = self._fallback_sent = fallback
         self.persist_counts["whole" if write.get("base") is None else "patch"] += 1
         self._post(message)
+
+    def _view_referenced(self, ops: Any) -> Any:
+        """The write's ops, with the long streamed text the browsers' view already holds named instead of sent
+        again (``persist_text``); the view's pending deltas go first, so the browser holds that text when the
+        write arrives."""
+        if not isinstance(ops, list) or running_loop() is not self._loop or not _carries_long_text(ops):
+            return ops
+        self._stream.flush()
+        referenced = refer_to_view(ops, self._stream.browser_text, self._stream.recent_ids)
+        return ops if referenced is None else referenced
+
+    def _turn_running(self) -> bool:
+        """A turn is under way: the transcript waits for its end (or pause), when the reply is whole."""
+        state = getattr(self._controller, "state", None)
+        return getattr(state, "request_state", None) == "processing"
 
     def _transcript(self) -> dict[str, str]:
         messages = getattr(self._controller, "messages", None)
@@ -221,6 +241,22 @@ class ChatWidget(anywidget.AnyWidget):
         content: Any = (controls.export_markdown(conversation_id) if wanted == "markdown"
                         else controls.export_cells(conversation_id))
         self._post({"kind": "export", "format": wanted, "conversation_id": conversation_id, "content": content})
+
+
+def _carries_long_text(ops: list[Any]) -> bool:
+    """Whether a write holds a message text long enough to be worth naming by reference (cheap: no deep walk)."""
+    for op in ops:
+        if not isinstance(op, Mapping):
+            continue
+        if op.get("op") == "append" and len(op.get("text") or "") >= MIN_VIEW_TEXT:
+            return True
+        if op.get("op") == "set" and isinstance(op.get("value"), str) and len(op["value"]) >= MIN_VIEW_TEXT:
+            return True
+        if op.get("op") == "splice" and isinstance(op.get("insert"), list) and any(
+                isinstance(m, Mapping) and any(isinstance(m.get(f), str) and len(m[f]) >= MIN_VIEW_TEXT
+                                               for f in TEXT_FIELDS) for m in op["insert"]):
+            return True
+    return False
 
 
 def _streaming_only(ops: Any) -> bool:

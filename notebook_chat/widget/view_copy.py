@@ -88,6 +88,12 @@ class BrowserViewCopy:
             return patched
         return None
 
+    def text(self, message_id: str, field: str) -> str | None:
+        """The text of a message's field in the copy (None: no copy, no such message, not a string)."""
+        message = self._by_id.get(message_id)
+        value = message.get(field) if message is not None else None
+        return value if isinstance(value, str) else None
+
     def _lost(self) -> str:
         self.view, self.revision, self._by_id = None, None, {}
         return RESYNC

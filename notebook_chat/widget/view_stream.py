@@ -133,6 +133,20 @@ class ViewStream:
         self._copy = copy_json(view) if sent else None  # not sent: the next snapshot goes whole
         self._copy_ids = index_messages(self._copy) if self._copy is not None else {}
 
+    def browser_text(self, message_id: str, field: str) -> str | None:
+        """The text of a message's field ("content" | "reasoning_content") that every browser's view copy holds
+        once what is pending is sent (call `flush` first); None when the browsers' copy is unknown."""
+        message = self._copy_ids.get(message_id) if self._copy is not None else None
+        value = message.get(field) if message is not None else None
+        return value if isinstance(value, str) else None
+
+    def recent_ids(self, count: int = 8) -> list[str]:
+        """The ids of the last `count` messages of the browsers' view copy, newest first."""
+        messages = self._copy.get("messages") if self._copy is not None else None
+        if not isinstance(messages, list):
+            return []
+        return [m["id"] for m in reversed(messages[-count:]) if isinstance(m, dict) and isinstance(m.get("id"), str)]
+
     def close(self) -> None:
         self._closed = True
         if self._timer is not None:

@@ -15,6 +15,7 @@ from comm.base_comm import BaseComm
 
 from notebook_chat import Chat, tool
 from notebook_chat.persistence.patches import apply_write
+from notebook_chat.widget.persist_text import resolve_view_text
 from notebook_chat.widget.view_copy import BrowserViewCopy
 
 
@@ -151,12 +152,16 @@ def record_comms(monkeypatch: pytest.MonkeyPatch) -> list[RecordingComm]:
 
 def notebook_entry(sent: list[dict[str, Any]], key: str | None = None) -> Any:
     """What the notebook's metadata holds under `key` (default: the first write's key) once the browser applied
-    every `persist` write in `sent`, as the browser does (`apply_write`, revision included)."""
+    every `persist` write in `sent`, as the browser does: its references to streamed text resolved from the view
+    copy the messages before it built (`resolve_view_text`), then `apply_write`, revision included."""
     entry: Any = None
+    view = BrowserViewCopy()
     for message in sent:
         if message.get("kind") == "persist" and (key is None or message["key"] == key):
             key = message["key"]
-            entry = apply_write(entry, message)
+            entry = apply_write(entry, resolve_view_text(message, view.text))
+        else:
+            view.take(message)
     return entry
 
 

@@ -5,6 +5,7 @@ import { ChatView } from "./chat_view.js";
 import { detectLanguage, followLanguage, inLanguage, matchLanguage, t } from "./i18n.js";
 import { connectNotebook } from "./metadata.js";
 import { PatchMismatch, StaleCopy } from "./patches.js";
+import { resolveViewText } from "./persist_text.js";
 
 const BRIDGE_TIMEOUT_MS = 5000;
 const NO_NOTEBOOK = {
@@ -94,6 +95,7 @@ export default {
         }
       }
       try {
+        if (msg.unresolved) throw msg.unresolved;
         // a streamed write (only text grew) may wait for the next flush; a boundary reaches the notebook model at once
         const revision = await bridge.apply(key, msg, { coalesce: msg.streaming === true });
         el.dataset.persisted = String(Number(el.dataset.persisted ?? 0) + 1); // writes handled (tests wait on it)
@@ -107,7 +109,14 @@ export default {
     let persisting = Promise.resolve();
     const onMessage = (/** @type {any} */ msg) => {
       if (msg?.kind === "persist" && typeof msg.key === "string") {
-        persisting = persisting.then(() => persist(msg)); // in order: each patch builds on the one before
+        let write = msg;
+        try {
+          // streamed text the write names is taken from the view copy now, as the kernel saw it when it sent this
+          write = resolveViewText(msg, (id, field) => view.copy.text(id, field));
+        } catch (err) {
+          write = { ...msg, unresolved: err };
+        }
+        persisting = persisting.then(() => persist(write)); // in order: each patch builds on the one before
       } else here(() => view.handle(msg));
     };
     model.on("msg:custom", onMessage);

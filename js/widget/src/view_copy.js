@@ -51,6 +51,13 @@ export class ViewCopy {
     return null;
   }
 
+  /** The text of a message's field in the copy (null: no copy, no such message, not a string).
+   * @param {string} id @param {string} field @returns {string|null} */
+  text(id, field) {
+    const value = this.byId.get(id)?.[field];
+    return typeof value === "string" ? value : null;
+  }
+
   index() {
     this.byId = new Map();
     for (const message of this.view?.messages ?? []) {
