@@ -313,6 +313,7 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     lab.run_cell(run_cell, timeout=300_000)
     run = run_output(lab, run_cell, "RUN")
     state = settled(lab.page)
+    stopped_at = float(lab.page.evaluate("Date.now()")) / 1000
     profile = cdp.send("Profiler.stop")["profile"]
     after = metrics(cdp)
     cdp.detach()
@@ -321,14 +322,24 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     return {**run, "dom_done": done, "to_dom": done - run["t0"], "lag": done - run["t_end"],
             "frames": state["frames"], "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
             "script": spent["ScriptDuration"], "layout": spent["LayoutDuration"] + spent["RecalcStyleDuration"],
-            "widget_js": self_time(profile, lambda url: url.startswith("blob:")), "top": top_functions(profile)}
+            "widget_js": self_time(profile, lambda url: url.startswith("blob:")), "top": top_functions(profile),
+            "top_end": top_functions(profile, since=run["t_end"] - 0.5, until=max(done, run["t_end"]),
+                                     stopped_at=stopped_at)}
 
 
-def top_functions(profile: dict[str, Any], count: int = 12) -> list[tuple[str, float]]:
-    """The functions with the most sampled self time (seconds), as "name url:line"."""
+def top_functions(profile: dict[str, Any], count: int = 12, since: float | None = None, until: float | None = None,
+                  stopped_at: float = 0.0) -> list[tuple[str, float]]:
+    """The functions with the most sampled self time (seconds), as "name url:line"; with `since`/`until` (epoch
+    seconds) only the samples in that window (the profile's clock is mapped to the epoch by its end, `stopped_at`)."""
     nodes = {node["id"]: node for node in profile["nodes"]}
     totals: dict[str, float] = {}
+    clock = float(profile.get("startTime", 0)) + float((profile.get("timeDeltas") or [0])[0])
     for sample, delta in zip(profile.get("samples", [])[1:], profile.get("timeDeltas", [])[1:], strict=False):
+        clock += delta
+        if since is not None and until is not None:
+            at = stopped_at - (float(profile.get("endTime", clock)) - clock) / 1e6
+            if not since <= at <= until:
+                continue
         frame = nodes[sample]["callFrame"]
         name = f"{frame.get('functionName') or '(anonymous)'} {frame.get('url', '')[-40:]}:{frame.get('lineNumber')}"
         totals[name] = totals.get(name, 0.0) + delta / 1e6
@@ -518,6 +529,9 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
     if PROFILE_TOP:
         print("chat: most self time in the page (s):")
         for name, seconds in chat["top"]:
+            print(f"  {seconds:7.3f}  {name}")
+        print("chat: most self time from 0.5 s before the kernel's stream end to DOM complete (s):")
+        for name, seconds in chat["top_end"]:
             print(f"  {seconds:7.3f}  {name}")
     for name, ok in checks.items():
         print(f"{'ok  ' if ok else 'FAIL'} {name}")

@@ -124,6 +124,33 @@ export function codeElement(source, lang) {
   return pre;
 }
 
+/**
+ * The highlight.js language a fenced block's info string names (its first word, aliases resolved), or null.
+ * @param {string} info @returns {string|null}
+ */
+export function codeLanguage(info) {
+  const match = /^[\w+-]+/.exec(info.trim());
+  if (!match) return null;
+  const name = match[0].toLowerCase();
+  const lang = ALIASES[/** @type {keyof typeof ALIASES} */ (name)] ?? name;
+  return hljs.getLanguage(lang) ? lang : null;
+}
+
+/** @type {Map<string, unknown>} a language's top-level mode: where its highlighter stands outside any construct */
+const TOP_MODES = new Map();
+
+/**
+ * Highlighted HTML of a piece of code (escaped text without a language), and whether the highlighter ends it outside
+ * any open construct (a string, a comment): then the code after it can be highlighted on its own.
+ * @param {string} source @param {string|null} lang @returns {{html: string, clean: boolean}}
+ */
+export function highlightPiece(source, lang) {
+  if (!lang) return { html: escapeHtml(source), clean: true };
+  if (!TOP_MODES.has(lang)) TOP_MODES.set(lang, /** @type {any} */ (hljs.highlight("", { language: lang }))._top);
+  const result = hljs.highlight(source, { language: lang, ignoreIllegals: true });
+  return { html: result.value, clean: /** @type {any} */ (result)._top === TOP_MODES.get(lang) };
+}
+
 /** @param {Element} code @returns {string|null} */
 function languageOf(code) {
   const match = /(?:^|\s)language-([\w+-]+)/.exec(code.className);
@@ -134,10 +161,12 @@ function languageOf(code) {
 }
 
 /**
- * @param {HTMLElement} pre @param {string} source @param {string|null} lang
- * @param {((code: string) => void) | null} insertCell
+ * Wrap `pre` (which has a parent) with a code block's toolbar.
+ * @param {HTMLElement} pre @param {string | (() => string)} source the code (a function: read when used)
+ * @param {string|null} lang @param {((code: string) => void) | null} insertCell
  */
-function codeBlock(pre, source, lang, insertCell) {
+export function codeBlock(pre, source, lang, insertCell) {
+  const code = () => (typeof source === "function" ? source() : source);
   const wrap = document.createElement("div");
   wrap.className = "nbc-code";
   const bar = document.createElement("div");
@@ -149,7 +178,7 @@ function codeBlock(pre, source, lang, insertCell) {
   // the visible word starts the accessible name, which says which block (WCAG 2.5.3)
   copy.setAttribute("aria-label", lang ? t("code.copy_named", { lang }) : t("code.copy_unnamed"));
   copy.addEventListener("click", () => {
-    navigator.clipboard?.writeText(source).then(
+    navigator.clipboard?.writeText(code()).then(
       bound(() => flash(copy, t("code.copied"))),
       bound(() => flash(copy, t("code.copy_failed"))),
     );
@@ -157,7 +186,7 @@ function codeBlock(pre, source, lang, insertCell) {
   const insert = button(t("code.insert"), "insert-cell");
   insert.setAttribute("aria-label", lang ? t("code.insert_named", { lang }) : t("code.insert_unnamed"));
   insert.hidden = insertCell === null;
-  if (insertCell) insert.addEventListener("click", () => insertCell(source));
+  if (insertCell) insert.addEventListener("click", () => insertCell(code()));
   bar.append(label, copy, insert);
   pre.before(wrap);
   wrap.append(bar, pre);

@@ -2,7 +2,7 @@
 // reconciles by id. Markdown renders at most once per animation frame per message (less often when a render
 // is slow), never the whole conversation, and incrementally (streaming_markdown.js): finished blocks are drawn
 // once, only the open tail is redrawn, so a frame's work does not grow with the reply.
-import { button, enhanceCodeBlocks, flash } from "./markdown.js";
+import { button, codeBlock, enhanceCodeBlocks, flash } from "./markdown.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { bound, t } from "./i18n.js";
@@ -237,6 +237,8 @@ class MessageNode {
     this.stream = /** @type {MarkdownStream|null} */ (null);
     /** the body's nodes drawn from the stream's open tail (replaced each render) */
     this.tailNodes = /** @type {ChildNode[]} */ ([]);
+    /** an open code block drawn piece by piece (streaming_markdown.js): its element, pieces drawn, open rest */
+    this.openCode = /** @type {{start: number, code: HTMLElement, pieces: number, rest: HTMLElement} | null} */ (null);
     /** @type {Map<string, ToolCard>} */
     this.cards = new Map();
     this.signature = "";
@@ -367,6 +369,8 @@ class MessageNode {
     if (loading) this.el.setAttribute("aria-busy", "true");
     else this.el.removeAttribute("aria-busy");
     if (wasLoading && !loading && message.role === "assistant") this.announce = true;
+    if (this.stream) this.stream.live = loading;
+    if (wasLoading && !loading && this.openCode) this.markDirty(); // an open code block drawn in pieces: draw it whole
     this.setContent(message.content ?? "");
     if (this.renderedContent === this.content) this.announceIfFinished();
     this.setReasoning(message.reasoning_content ?? "");
@@ -479,20 +483,58 @@ class MessageNode {
   renderMarkdown() {
     if (!this.stream) {
       this.stream = new MarkdownStream();
+      this.stream.live = this.el.dataset.loading === "true";
       this.body.replaceChildren();
       this.tailNodes = [];
+      this.openCode = null;
     }
     const step = this.stream.update(this.content);
-    if (step.reset) {
-      this.body.replaceChildren();
-      this.tailNodes = [];
+    const code = step.code;
+    if (code && !step.reset && step.finished.length === 0 && this.openCode?.start === code.start) {
+      this.drawCodePieces(code); // the same open code block: only its new pieces and its open rest
+      return false;
     }
+    if (step.reset) this.body.replaceChildren();
     for (const node of this.tailNodes) node.remove();
+    this.tailNodes = [];
+    this.openCode = null;
     for (const html of step.finished) this.body.append(this.fragment(html));
+    if (code) {
+      this.startOpenCode(code);
+      return false;
+    }
     const tail = this.fragment(step.tail);
     this.tailNodes = [...tail.childNodes];
     this.body.append(tail);
     return step.pending;
+  }
+
+  /** An open code block with its toolbar, then its pieces. @param {import("./streaming_markdown.js").OpenCode} open */
+  startOpenCode(open) {
+    const holder = document.createElement("div");
+    const pre = document.createElement("pre");
+    const code = document.createElement("code");
+    if (open.lang) code.className = `language-${open.lang} hljs`;
+    const rest = document.createElement("span");
+    rest.className = "nbc-code-open"; // the open rest, highlighted again each frame
+    code.append(rest);
+    pre.append(code);
+    holder.append(pre);
+    const stream = this.stream;
+    codeBlock(pre, () => (stream?.code?.source ?? ""), open.lang, this.hooks.insertCell());
+    this.tailNodes = [...holder.childNodes];
+    this.body.append(...holder.childNodes);
+    this.openCode = { start: open.start, code, pieces: 0, rest };
+    this.drawCodePieces(open);
+  }
+
+  /** @param {import("./streaming_markdown.js").OpenCode} open */
+  drawCodePieces(open) {
+    const drawn = /** @type {NonNullable<MessageNode["openCode"]>} */ (this.openCode);
+    for (; drawn.pieces < open.pieces.length; drawn.pieces += 1) {
+      drawn.rest.insertAdjacentHTML("beforebegin", open.pieces[drawn.pieces]);
+    }
+    drawn.rest.innerHTML = open.open;
   }
 
   /** @param {string} html sanitized @returns {DocumentFragment} */

@@ -8,14 +8,23 @@
 // to whole renders: raw HTML other than void tags like <br> (an unclosed tag would wrap later blocks once
 // sanitized) and link reference definitions (they change links anywhere, earlier blocks included). A paragraph opening with a `$$` line stays
 // open (display math may close after a blank line), and with it everything after it, until the math closes.
+// An open fenced code block (its closing fence not streamed yet) longer than OPEN_CODE_MIN is not rendered again
+// whole every frame: it comes as `code` — highlighted pieces of whole lines, each highlighted once when the
+// highlighter ends it outside any string or comment, and the open rest, highlighted again each frame — so a frame
+// costs about CODE_PIECE characters however long the block grows. Once the block is closed (or the message is no
+// longer live) it renders as any block, in one go, so the final HTML still equals one render of the whole text.
 // DOM-free: the message list inserts the HTML; node tests compare strings.
-import { markdownTokens, renderMarkdown } from "./markdown.js";
+import { codeLanguage, highlightPiece, markdownTokens, renderMarkdown } from "./markdown.js";
 
 /**
- * @typedef {{reset: boolean, finished: string[], tail: string, pending: boolean}} StreamStep
+ * @typedef {{start: number, lang: string|null, pieces: string[], open: string, source: string}} OpenCode
+ *   an open code block at offset `start` of the text: highlighted HTML of its finished `pieces` (the same array,
+ *   growing, while the block stays open: draw the new ones), then of the `open` rest; `source` its code so far.
+ * @typedef {{reset: boolean, finished: string[], tail: string, pending: boolean, code?: OpenCode}} StreamStep
  *   reset: drop everything drawn so far first; finished: HTML of newly finished blocks, to keep (in order);
  *   tail: HTML of the open tail, replacing the previous tail; pending: more text waits for the next update
- *   (a big delta is drawn over several frames, `budget` characters at a time).
+ *   (a big delta is drawn over several frames, `budget` characters at a time); code: the open tail is a long open
+ *   code block, to draw from its pieces instead of `tail` (which is then "").
  * @typedef {{lex: (text: string) => import("marked").Token[],
  *   walk: (tokens: import("marked").Token[], visit: (token: import("marked").Token) => void) => void}} Tokens
  */
@@ -24,16 +33,24 @@ const VOID_TAG = /^<(?:br|hr|img|wbr)\b[^<>]*>$/i;
 const DISPLAY_MATH_OPENER = /^\${1,2}\n/;
 
 export const BUDGET = 16_000;
+/** An open code block longer than this (characters) is drawn piece by piece. */
+export const OPEN_CODE_MIN = 1_000;
+/** The open rest of a code block becomes a piece once it holds this many characters of whole lines. */
+export const CODE_PIECE = 2_000;
+const FENCE = /^(?:(`{3,})([^`\n]*)|(~{3,})([^\n]*))\n/;
 
 export class MarkdownStream {
   /**
    * @param {(text: string) => string} render markdown → HTML @param {Tokens} tokens
    * @param {number} budget characters past the finished blocks looked at per update (more while none finishes)
    */
-  constructor(render = renderMarkdown, tokens = markdownTokens, budget = BUDGET) {
+  constructor(render = renderMarkdown, tokens = markdownTokens, budget = BUDGET, highlight = highlightPiece) {
     this.render = render;
     this.tokens = tokens;
     this.budget = budget;
+    this.highlight = highlight;
+    /** false once the message stopped streaming: an open code block then renders whole, as a full render does */
+    this.live = true;
     this.reset();
   }
 
@@ -42,6 +59,8 @@ export class MarkdownStream {
     this.done = "";
     /** true once the message needs whole renders (see the top of this file) */
     this.whole = false;
+    /** @type {(OpenCode & {covered: number, tried: number}) | null} the open code block drawn piece by piece */
+    this.code = null;
   }
 
   /** @param {string} text the message's whole text so far @returns {StreamStep} */
@@ -72,7 +91,48 @@ export class MarkdownStream {
       finished.push(this.render(tail.slice(0, cut)));
       this.done += tail.slice(0, cut);
     }
-    return { reset, finished, tail: this.render(tail.slice(cut)), pending: end < text.length };
+    const open = tail.slice(cut);
+    const code = end === text.length ? this.openCode(open, tokens) : null;
+    if (code) return { reset, finished, tail: "", pending: false, code };
+    return { reset, finished, tail: this.render(open), pending: end < text.length };
+  }
+
+  /**
+   * The open tail as an open code block drawn piece by piece, or null when it is not a long one at the top level.
+   * @param {string} open @param {import("marked").Token[]} tokens
+   * @returns {OpenCode|null}
+   */
+  openCode(open, tokens) {
+    const fence = this.live && open.length >= OPEN_CODE_MIN ? FENCE.exec(open) : null;
+    const last = tokens[tokens.length - 1];
+    if (!fence || last?.type !== "code" || last.raw !== open || closes(open, fence[1] ?? fence[3])) {
+      this.code = null;
+      return null;
+    }
+    const start = this.done.length;
+    const lang = codeLanguage(fence[2] ?? fence[4] ?? "");
+    if (this.code?.start !== start || this.code.lang !== lang) {
+      this.code = { start, lang, pieces: [], open: "", source: "", covered: 0, tried: 0 };
+    }
+    const code = this.code;
+    const source = open.slice(fence[0].length);
+    let rest = source.slice(code.covered);
+    if (rest.length >= CODE_PIECE && rest.length >= code.tried + CODE_PIECE) {
+      // whole lines up to the last line break become a piece, when the highlighter ends them outside any construct
+      const lines = rest.slice(0, rest.lastIndexOf("\n") + 1);
+      const piece = lines ? this.highlight(lines, lang) : null;
+      if (piece?.clean) {
+        code.pieces.push(piece.html);
+        code.covered += lines.length;
+        code.tried = 0;
+        rest = rest.slice(lines.length);
+      } else {
+        code.tried = rest.length; // try again once another piece's worth arrived
+      }
+    }
+    code.open = this.highlight(rest, lang).html;
+    code.source = source;
+    return code;
   }
 
   /** @param {import("marked").Token[]} tokens @param {string} tail */
@@ -103,4 +163,15 @@ export function finishedLength(tokens) {
     cut += token.raw.length;
   }
   return cut;
+}
+
+/**
+ * Whether an open tail that starts with a code fence also closes it (a line of at least as many of the same fence
+ * characters, indented at most three spaces).
+ * @param {string} open @param {string} fence
+ */
+function closes(open, fence) {
+  const char = fence[0] === "`" ? "`" : "~";
+  const closing = new RegExp(`\\n {0,3}\\${char}{${fence.length},}[ \\t]*(?:\\n|$)`);
+  return closing.test(open.slice(open.indexOf("\n")));
 }

@@ -2,15 +2,15 @@
 // Run: cd js/widget && node --test
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { markdownToHtml, markdownTokens } from "../src/markdown.js";
-import { BUDGET, MarkdownStream } from "../src/streaming_markdown.js";
+import { highlightPiece, markdownToHtml, markdownTokens } from "../src/markdown.js";
+import { BUDGET, CODE_PIECE, MarkdownStream, OPEN_CODE_MIN } from "../src/streaming_markdown.js";
 import { longReply, TRICKY } from "./markdown_samples.js";
 
 /** What the message list shows: kept finished HTML, then the open tail (mirrors message_list.js). */
 class Shown {
   /** @param {(text: string) => string} render @param {number} budget */
-  constructor(render = markdownToHtml, budget = BUDGET) {
-    this.stream = new MarkdownStream(render, markdownTokens, budget);
+  constructor(render = markdownToHtml, budget = BUDGET, highlight = highlightPiece) {
+    this.stream = new MarkdownStream(render, markdownTokens, budget, highlight);
     this.finished = /** @type {string[]} */ ([]);
     this.tail = "";
     this.steps = /** @type {import("../src/streaming_markdown.js").StreamStep[]} */ ([]);
@@ -176,4 +176,110 @@ test("a block longer than the budget is drawn whole in one update rather than le
   const shown = new Shown().update(text);
   assert.equal(shown.steps.length, 2); // "Intro." within the budget, then the whole code block
   assert.equal(shown.html(), markdownToHtml(text));
+});
+
+// ------------------------------------------------------------------------------------- a long open code block
+
+/** Python code of about `size` characters: functions, comments, strings, one multi-line docstring each. */
+function pythonCode(/** @type {number} */ size) {
+  const parts = [];
+  for (let n = 1; parts.join("").length < size; n += 1) {
+    parts.push(`def step_${n}(frame, scale=${n}):\n    """Scale and\n    summarise ${n}."""\n` +
+      `    # the ${n}th step <b>&amp;</b>\n    result = frame.assign(value=frame['value'] * scale)\n` +
+      `    return result.groupby("key").agg(['mean', 'max'])\n\n`);
+  }
+  return parts.join("");
+}
+
+/** The text of highlighted HTML (tags dropped, entities decoded). @param {string} html */
+function textOf(html) {
+  return html.replace(/<[^>]*>/g, "").replace(/&(#(\d+)|#x([0-9a-f]+)|amp|lt|gt|quot|apos);/gi,
+    (_, __, dec, hex) => (dec ? String.fromCharCode(Number(dec)) : hex ? String.fromCharCode(parseInt(hex, 16))
+      : { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'" }[_.toLowerCase()] ?? _));
+}
+
+/** Stream `text` in `step`-character deltas; per update, the characters highlighted and rendered. */
+function streamCounting(/** @type {string} */ text, /** @type {number} */ step) {
+  const highlighted = /** @type {number[]} */ ([]);
+  const rendered = /** @type {number[]} */ ([]);
+  const shown = new Shown((markdown) => {
+    rendered[rendered.length - 1] += markdown.length;
+    return markdownToHtml(markdown);
+  }, BUDGET, (source, lang) => {
+    highlighted[highlighted.length - 1] += source.length;
+    return highlightPiece(source, lang);
+  });
+  const update = shown.stream.update.bind(shown.stream);
+  shown.stream.update = (/** @type {string} */ t) => {
+    highlighted.push(0);
+    rendered.push(0);
+    return update(t);
+  };
+  const codes = [];
+  for (let cut = step; cut < text.length + step; cut += step) {
+    shown.update(text.slice(0, Math.min(cut, text.length)));
+    codes.push(shown.steps[shown.steps.length - 1].code);
+  }
+  return { shown, highlighted, rendered, codes };
+}
+
+const CODE = pythonCode(40_000);
+const WITH_CODE = `Intro paragraph.\n\n\`\`\`python\n${CODE}\`\`\`\n\nAfter the code.\n`;
+
+test("a long open code block is highlighted a bounded amount per delta however long it grows", () => {
+  const { highlighted, rendered, codes } = streamCounting(WITH_CODE, 80);
+  const open = codes.filter(Boolean);
+  assert.ok(open.length > 400, `${open.length} updates drew the block in pieces`);
+  assert.ok(open[open.length - 1].pieces.length > 15, "the block's lines became pieces");
+  // each delta highlights at most a piece's worth of whole lines once, and the open rest again
+  assert.ok(Math.max(...highlighted) <= 2 * (CODE_PIECE + 200), `highlighted up to ${Math.max(...highlighted)}`);
+  // the open block never goes through the markdown renderer while it streams
+  const whileOpen = rendered.filter((_, i) => codes[i] !== undefined);
+  assert.ok(Math.max(...whileOpen) < 100, `rendered up to ${Math.max(...whileOpen)} while the block was open`);
+});
+
+test("an open code block's pieces and open rest hold exactly the code streamed so far, highlighted", () => {
+  const { codes } = streamCounting(WITH_CODE, 997);
+  for (const code of codes.filter(Boolean)) {
+    assert.equal(textOf(code.pieces.join("") + code.open), code.source);
+    assert.ok(CODE.startsWith(code.source));
+  }
+  const last = codes.filter(Boolean).pop();
+  assert.match(last.pieces.join(""), /<span class="hljs-keyword">def<\/span>/);
+});
+
+test("once its fence closes, a code block drawn in pieces ends with the HTML of one whole render", () => {
+  const { shown, codes } = streamCounting(WITH_CODE, 80);
+  assert.ok(codes.some(Boolean));
+  assert.equal(codes[codes.length - 1], undefined);
+  assert.equal(shown.html(), markdownToHtml(WITH_CODE));
+});
+
+test("a message that stops streaming inside an open code block renders it whole, as a full render does", () => {
+  const text = `Intro.\n\n\`\`\`python\n${CODE.slice(0, 5_000)}`;
+  const shown = new Shown().update(text);
+  assert.ok(shown.steps[0].code, "drawn in pieces while live");
+  shown.stream.live = false;
+  assert.equal(shown.update(text).html(), markdownToHtml(text));
+  assert.equal(shown.steps[1].code, undefined);
+});
+
+test("only a long open fence at the top level is drawn in pieces: short, closed, indented or quoted ones are not", () => {
+  const long = CODE.slice(0, CODE.indexOf("\n", OPEN_CODE_MIN + 500) + 1);
+  const cases = {
+    short: `\`\`\`python\n${CODE.slice(0, OPEN_CODE_MIN - 100)}`,
+    closed: `\`\`\`python\n${long}\`\`\`\n`,
+    "closed by a longer fence": `\`\`\`python\n${long}\`\`\`\`\`\n`,
+    "in a list item": `- item\n\n  \`\`\`python\n${long.replace(/^/gm, "  ")}`,
+    "in a quote": `> \`\`\`python\n${long.replace(/^/gm, "> ")}`,
+    "backticks in the info string": `\`\`\`py\`x\n${long}`,
+  };
+  for (const [name, text] of Object.entries(cases)) {
+    const shown = new Shown().update(text);
+    assert.equal(shown.steps[shown.steps.length - 1].code, undefined, name);
+    assert.equal(shown.html(), markdownToHtml(text), name);
+  }
+  const tilde = new Shown().update(`~~~\n${long}`);
+  assert.ok(tilde.steps[0].code, "a ~~~ fence without a language");
+  assert.equal(textOf(tilde.steps[0].code.open), long);
 });
