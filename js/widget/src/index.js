@@ -8,6 +8,15 @@ import { PatchMismatch, StaleCopy } from "./patches.js";
 import { resolveViewText } from "./persist_text.js";
 
 const BRIDGE_TIMEOUT_MS = 5000;
+const IDLE_WAIT_MS = 200;
+
+/** A promise resolved when the page is idle (or after IDLE_WAIT_MS, or at once without requestIdleCallback). */
+function whenIdle() {
+  return new Promise((resolve) => {
+    if (typeof requestIdleCallback === "function") requestIdleCallback(() => resolve(undefined), { timeout: IDLE_WAIT_MS });
+    else setTimeout(resolve, 0);
+  });
+}
 const NO_NOTEBOOK = {
   available: false,
   cellId: null,
@@ -116,7 +125,9 @@ export default {
         } catch (err) {
           write = { ...msg, unresolved: err };
         }
-        persisting = persisting.then(() => persist(write)); // in order: each patch builds on the one before
+        // in order (each patch builds on the one before), once the page is idle: the frames that draw what came with
+        // the write (a reply's last text) go first; the write waits at most IDLE_WAIT_MS
+        persisting = persisting.then(whenIdle).then(() => persist(write));
       } else here(() => view.handle(msg));
     };
     model.on("msg:custom", onMessage);

@@ -62,6 +62,25 @@ class FrameScheduler {
   }
 }
 
+/**
+ * The start of an element's text as read out (white space collapsed, code toolbars left out): at most `most`
+ * characters, then "…" when there is more. It walks the text only that far, however long the message.
+ * @param {HTMLElement} root @param {number} most
+ */
+function leadingText(root, most) {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode: (node) => (node.parentElement?.closest(".nbc-code-bar") ? NodeFilter.FILTER_REJECT
+      : NodeFilter.FILTER_ACCEPT),
+  });
+  let text = "";
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    text = (text + /** @type {Text} */ (node).data).replace(/\s+/g, " ");
+    if (text.trimStart().length > most + 1) break;
+  }
+  text = text.trim();
+  return text.length > most ? `${text.slice(0, most)}…` : text;
+}
+
 export class MessageList {
   /** @param {Hooks} hooks */
   constructor(hooks) {
@@ -446,8 +465,10 @@ class MessageNode {
    */
   render(now) {
     if (this.renderedContent === this.content) return true;
-    // a slow render waits a little, unless it is the rest of a big delta drawn a budget at a time
-    if (!this.pending && now - this.lastRender < this.renderCost * 3) return false;
+    // a slow render waits a little, unless it is the rest of a big delta drawn a budget at a time, or the message
+    // stopped streaming (its last text shows at once)
+    const streaming = this.el.dataset.loading === "true";
+    if (!this.pending && streaming && now - this.lastRender < this.renderCost * 3) return false;
     const start = performance.now();
     let pending = false;
     if (this.el.dataset.role === "user") {
@@ -468,10 +489,8 @@ class MessageNode {
   announceIfFinished() {
     if (!this.announce || this.el.dataset.loading === "true") return;
     this.announce = false;
-    const drawn = /** @type {HTMLElement} */ (this.body.cloneNode(true));
-    for (const bar of drawn.querySelectorAll(".nbc-code-bar")) bar.remove();
-    const text = (drawn.textContent ?? "").replace(/\s+/g, " ").trim();
-    if (text !== "") this.hooks.replyFinished?.(text.length > 600 ? `${text.slice(0, 600)}…` : text);
+    const text = leadingText(this.body, 600);
+    if (text !== "") this.hooks.replyFinished?.(text);
   }
 
   /**
