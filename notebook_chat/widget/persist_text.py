@@ -128,12 +128,12 @@ def _resolved(op: Any, text_of: TextOf) -> Any:
     message_id, field, end = op.get("id"), op.get("field"), op.get("end")
     held = text_of(message_id, field) if isinstance(message_id, str) and field in TEXT_FIELDS else None
     if held is None or type(end) is not int or utf16_length(held) != end:
-        raise PatchError(f"the view does not hold {end!r:.20} characters of {field!r:.30} of {message_id!r:.60}")
+        raise PatchError(op)  # the view does not hold that text exactly (the op says which; no person reads it)
     if op["op"] == "set_view":
         return {"op": "set", "path": op.get("path"), "value": held}
     at = op.get("at")
     if type(at) is not int or not 0 <= at <= end:
-        raise PatchError(f"append_view: offset {at!r:.20} is not within the view's text")
+        raise PatchError(op)  # an offset outside the view's text
     return {"op": "append", "path": op.get("path"), "at": at, "text": _utf16_slice(held, at)}
 
 
