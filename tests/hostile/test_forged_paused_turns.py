@@ -52,7 +52,7 @@ async def test_an_inconsistent_paused_turn_is_refused_with_a_notice_and_approve_
     assert validate(chat.messages) == []
     with pytest.raises(ValueError, match="not waiting"):
         await chat.approve("call_drop")
-    await asyncio.wait_for(chat.send("new question"), 10)
+    await asyncio.wait_for(chat.send("new question"), 60)  # a hang guard: one took 10 s in a loaded full run
     assert chat.reply == "fresh"
     assert runs == []
 

@@ -65,7 +65,7 @@ async def assert_usable(chat: Chat, runs: list[str]) -> None:
     if chat.state.is_paused:
         await chat.stop()
     assert chat.state.can_start_turn
-    await asyncio.wait_for(chat.send("new question"), 10)
+    await asyncio.wait_for(chat.send("new question"), 60)  # a hang guard: one took 10 s in a loaded full run
     assert chat.state.request_state == "completed"
     assert chat.reply == "fresh"
     assert runs == []
