@@ -19,7 +19,10 @@ Repair decisions, in one place:
 - Arguments: missing or blank → ``"{}"``; a JSON-object string is kept byte for byte; anything else (invalid
   JSON, ``"[1]"``, ``"3"``) → ``{"_raw": "<original text>"}`` so the model still sees what it sent; a dict
   is dumped. A call without a name is named ``UNKNOWN_TOOL_NAME``.
-- Empty assistant messages (no content, no tool calls) are dropped; an empty ``tool_calls`` list is removed.
+- Empty assistant messages (no content, no tool calls) are dropped; an empty ``tool_calls`` list is removed. A
+  reply that only reasoned (``reasoning_content``, nothing else: stopped or failed while it thought) is kept by
+  `repair` (saved and restored, so its reasoning still shows) and dropped by `prepare_for_request` (a provider
+  refuses an assistant message with no content and no calls).
 - Temp units: if any member of a call unit is not temp, the whole unit becomes non-temp (nothing is lost).
 """
 
@@ -189,7 +192,7 @@ def prepare_for_request(
     messages: Sequence[Mapping[str, Any]], *, exclude: tuple[str, ...] = ENGINE_ONLY_FIELDS,
 ) -> list[dict[str, Any]]:
     """A new provider-ready list: repaired, ``exclude`` fields dropped; ``validate(result) == []``."""
-    return _normalize(messages, exclude=exclude, pending=())
+    return _normalize(messages, exclude=exclude, pending=(), keep_reasoning=False)
 
 
 def repair(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] = ()) -> list[Message]:
@@ -197,7 +200,7 @@ def repair(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] = 
 
     ``pending`` call ids (a paused turn awaiting approval) stay unanswered when their call is the last block.
     """
-    return cast("list[Message]", _normalize(messages, exclude=(), pending=pending))
+    return cast("list[Message]", _normalize(messages, exclude=(), pending=pending, keep_reasoning=True))
 
 
 def drop_temp(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] = ()) -> list[Message]:
@@ -227,8 +230,10 @@ class _Slot:
 
 def _normalize(
     messages: Sequence[Mapping[str, Any]], *, exclude: tuple[str, ...], pending: Collection[str],
+    keep_reasoning: bool,
 ) -> list[dict[str, Any]]:
-    """One pass over the history (O(n) in messages and calls); see the module docstring for the decisions."""
+    """One pass over the history (O(n) in messages and calls); see the module docstring for the decisions.
+    ``keep_reasoning``: an assistant message that holds only reasoning stays (else it is dropped as empty)."""
     known_ids = _all_call_ids(messages)
     used_ids: set[str] = set()
     open_slots: dict[str, list[_Slot]] = {}
@@ -254,7 +259,7 @@ def _normalize(
             unit = _make_unit(raw, message, index, known_ids, used_ids, open_slots)
             if unit is not None:
                 entries.append(unit)
-            elif not _is_empty(message.get("content")):
+            elif not _is_empty(message.get("content")) or (keep_reasoning and only_reasoned(message)):
                 entries.append(message)
         elif role == "tool":
             _answer(raw, message, open_slots)
@@ -379,6 +384,13 @@ def _clone(value: Any) -> Any:
     if isinstance(value, list):
         return [_clone(item) for item in value]
     return value
+
+
+def only_reasoned(message: Mapping[str, Any]) -> bool:
+    """An assistant message with reasoning and nothing else (no text, no calls): kept in the record, never sent."""
+    reasoning = message.get("reasoning_content")
+    return (message.get("role") == "assistant" and isinstance(reasoning, str) and bool(reasoning)
+            and not message.get("tool_calls") and _is_empty(message.get("content")))
 
 
 def _is_empty(content: Any) -> bool:

@@ -37,11 +37,12 @@ def for_saving(messages: Iterable[Message]) -> list[Message]:
 
 
 def is_empty_reply(message: Message) -> bool:
-    """An assistant message with nothing in it (a reply that has not started, or only reasoned so far): it is not
-    saved, and repair drops it too."""
+    """An assistant message with nothing in it (a reply that has not started): it is not saved, and repair drops it
+    too. A reply that only reasoned is not empty: its reasoning is saved and shown after a restore (requests leave
+    it out: ``history.prepare_for_request``)."""
     content = message.get("content")
     return (message.get("role") == "assistant" and not message.get("tool_calls")
-            and (content is None or content == "" or content == []))
+            and (content is None or content == "" or content == []) and not message.get("reasoning_content"))
 
 
 def _odd_result(message: Message) -> bool:

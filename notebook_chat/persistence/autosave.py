@@ -96,7 +96,7 @@ class ConversationAutosave:
             return False
         if any(has_blobs(message) for message in found):
             return False  # display data is stored once by hash, in the record: save it whole
-        saved = [message for message in found if not is_empty_reply(message)]  # a reply that only reasons so far
+        saved = [message for message in found if not is_empty_reply(message)]  # a reply that has not started
         return not saved or store.save_messages(self.key, saved, utc_now(), self.conversation_id)
 
     def _shape(self) -> tuple[Any, ...]:

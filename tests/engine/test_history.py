@@ -293,3 +293,18 @@ def test_drop_temp_rechecks_pairing_after_removing_temp_messages() -> None:
     history = [user(), asst(call("a"), call("b"), temp=True), result("a", temp=True), result("b", temp=True),
                user("temp result lost", temp=True), result("a", "stray duplicate")]
     assert drop_temp(history) == [user()]
+
+
+# ------------------------------------------------------------------------------------- a reply that only reasoned
+
+@pytest.mark.parametrize("content", [None, "", []])
+def test_repair_keeps_a_reply_that_only_reasoned_and_a_request_leaves_it_out(content: Any) -> None:
+    thought = asst(content=content, reasoning_content="weighing the options", state={"interrupted": True})
+    history = [user(), thought, user("go on")]
+    assert repair(history) == history
+    assert drop_temp(history) == history
+    assert prepare_for_request(history) == [user(), user("go on")]
+
+
+def test_a_reply_with_neither_content_nor_reasoning_is_still_dropped_by_repair() -> None:
+    assert repair([user(), asst(content="", reasoning_content=""), user("go on")]) == [user(), user("go on")]

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from notebook_chat import Chat
+from notebook_chat.engine import ProviderError
 from notebook_chat.testing import ScriptedProvider
 
 from .widget_doubles import RecordingComm, active_conversation, notebook_entry
@@ -112,3 +113,23 @@ async def test_a_re_rendered_view_holding_the_kernels_revision_gets_no_write_and
     await browser_sends(chat, {"kind": "ready", "notebook": True, "cell_id": "k", "record": older})
     assert whole(persists(chat)[before])
     assert active_conversation(persists(chat)[before]["ops"][0]["value"])["messages"][-1]["content"] == "two"
+
+
+async def test_a_reply_that_failed_while_it_only_reasoned_is_written_and_drawn_with_its_reasoning_after_a_restart(
+        recording_comms: list[RecordingComm]) -> None:
+    failing = ScriptedProvider().text("", reasoning="weighing the options", chunks=4, finish_reason=None,
+                                      error=ProviderError("the connection was reset"), error_at=3)
+    chat = Chat(failing, key="cell-1")
+    await browser_sends(chat, {"kind": "ready", "notebook": True, "cell_id": "cell-1", "record": None})
+    await chat.send("question")  # the chat says what failed; it does not raise
+    thought = chat.messages[-1]["reasoning_content"]
+    assert thought
+    assert not chat.messages[-1]["content"]
+    entry = json.loads(json.dumps(notebook_entry(sent(chat))))
+    assert active_conversation(entry)["messages"][-1]["reasoning_content"] == thought
+
+    restarted = Chat(ScriptedProvider(), key="cell-1")
+    await browser_sends(restarted, {"kind": "ready", "notebook": True, "cell_id": "cell-1", "record": entry})
+    snapshot = next(m for m in reversed(sent(restarted)) if m["kind"] == "snapshot")
+    drawn = snapshot["view"]["messages"][-1]
+    assert (drawn["role"], drawn["reasoning_content"]) == ("assistant", thought)
