@@ -125,12 +125,19 @@ def _message(message: Any) -> Any:
 
 def _turns(turns: Any) -> Any:
     for index, turn in enumerate(turns):
-        if (turn["ended_at"] is None) != (turn["end_reason"] is None):
-            raise PydanticCustomError(
-                "turn", "[{i}]: ended_at and end_reason must both be set (an ended turn) or both be null", {"i": index})
+        _turn_ended(turn, index)
     if len({turn["id"] for turn in turns}) != len(turns):
-        raise PydanticCustomError("turn", "holds the same turn id twice")
+        raise PydanticCustomError("turn", DUPLICATE_TURN_ID)
     return turns
+
+
+DUPLICATE_TURN_ID = "holds the same turn id twice"
+
+
+def _turn_ended(turn: Any, index: int) -> None:
+    if (turn["ended_at"] is None) != (turn["end_reason"] is None):
+        raise PydanticCustomError(
+            "turn", "[{i}]: ended_at and end_reason must both be set (an ended turn) or both be null", {"i": index})
 
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -278,6 +285,7 @@ class ConversationRecord(TypedDict):
 _RECORD: TypeAdapter[Any] = TypeAdapter(ConversationRecord)
 _PAUSED: TypeAdapter[Any] = TypeAdapter(Annotated[PausedTurn, AfterValidator(_paused)])
 _MESSAGE: TypeAdapter[Any] = TypeAdapter(Annotated[Message, AfterValidator(_message)])
+_TURN: TypeAdapter[Any] = TypeAdapter(TurnEntry)
 
 
 def validate_record(data: Any) -> ConversationRecord:
@@ -299,6 +307,22 @@ def validate_message(data: Any, index: int) -> Message:
         raise RecordError(_describe_error(first)) from None
     message: Message = data
     return message
+
+
+def validate_turn(data: Any, index: int) -> TurnEntry:
+    """``data`` when it is a valid entry at ``$.turns[index]`` of a record: the checks ``validate_record`` runs on
+    each entry of the turn log (the log's own rules — its length, one entry per turn id — are the caller's)."""
+    try:
+        _TURN.validate_python(data)
+        _turn_ended(data, 0)
+    except pydantic.ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        first["loc"] = ("turns", index, *first["loc"])
+        raise RecordError(_describe_error(first)) from None
+    except PydanticCustomError as error:
+        raise RecordError(f"$.turns[{index}]: {str(error)[len('[0]: '):]}") from None
+    turn: TurnEntry = data
+    return turn
 
 
 def validate_paused_turn(data: Any) -> PausedTurn:

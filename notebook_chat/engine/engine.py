@@ -238,8 +238,11 @@ class MessageEngine:
     async def dispatch_command(self, name: str, payload: Mapping[str, Any] | None = None) -> CommandResult:
         return await self.commands.dispatch(name, payload)
 
-    def export_record(self) -> ConversationRecord:
-        """The conversation as plain JSON: messages (temp units dropped), turn log, paused-turn snapshot."""
+    def export_record(self, saved_messages: list[Message] | None = None) -> ConversationRecord:
+        """The conversation as plain JSON: messages (temp units dropped), turn log, paused-turn snapshot.
+
+        ``saved_messages``: the messages as ``request.for_saving(self.messages)`` gives them, from a caller that
+        keeps them up to date itself (the autosave, at a cost that does not grow with the conversation)."""
         paused = None
         if self.state.is_paused:
             for plugin in self._plugins:
@@ -248,7 +251,7 @@ class MessageEngine:
                     break
         record: ConversationRecord = {
             "version": 1,
-            "messages": request_builder.for_saving(self.messages),
+            "messages": request_builder.for_saving(self.messages) if saved_messages is None else saved_messages,
             "turns": [turn.copy() for turn in self.turns],
             "paused_turn": paused,
             "updated_at": utc_now(),

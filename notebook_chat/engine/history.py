@@ -57,11 +57,17 @@ class Violation:
 # ---------------------------------------------------------------------------------------------------- checks
 
 
-def validate(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] = ()) -> list[Violation]:
+def validate(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] = (), after: int = 0,
+             used_ids: Collection[str] = ()) -> list[Violation]:
     """Every violation of the history rules, in message order; ``[]`` means valid.
 
     Engine fields are allowed. ``pending`` names call ids awaiting a decision (a paused turn): they may stay
     unanswered when their call is the last block of the history.
+
+    ``after`` and ``used_ids`` check the end of a history whose first ``after`` messages passed already (they end
+    with a whole block and hold the call ids ``used_ids``): ``validate(head + tail) == []`` exactly when
+    ``validate(head) == []`` with ``head`` followed by more messages and ``validate(tail, after=len(head),
+    used_ids=<head's call ids>) == []``. Indices in the violations count from the history's start.
     """
     found: list[Violation] = []
     seen_ids: set[str] = set()
@@ -70,13 +76,13 @@ def validate(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] 
         message = messages[index]
         role = message.get("role")
         if role not in ROLES:
-            found.append(Violation(index, "role", f"role {role!r} is not one of {', '.join(ROLES)}"))
-        elif role == "system" and index != 0:
-            found.append(Violation(index, "system", "a system message is allowed only once, at index 0"))
+            found.append(Violation(index + after, "role", f"role {role!r} is not one of {', '.join(ROLES)}"))
+        elif role == "system" and index + after != 0:
+            found.append(Violation(index + after, "system", "a system message is allowed only once, at index 0"))
         elif role == "tool":
-            found.append(Violation(index, "orphan-result", "tool message does not follow a call with its id"))
+            found.append(Violation(index + after, "orphan-result", "tool message does not follow a call with its id"))
         elif role == "assistant" and "tool_calls" in message:
-            index = _validate_block(messages, index, seen_ids, pending, found)
+            index = _validate_block(messages, index, seen_ids, pending, found, after, used_ids)
             continue
         index += 1
     return found
@@ -84,20 +90,20 @@ def validate(messages: Sequence[Mapping[str, Any]], *, pending: Collection[str] 
 
 def _validate_block(
     messages: Sequence[Mapping[str, Any]], start: int, seen_ids: set[str], pending: Collection[str],
-    found: list[Violation],
+    found: list[Violation], after: int = 0, used_ids: Collection[str] = (),
 ) -> int:
     """Check an assistant(tool_calls) message and the tool messages after it; return the index after them."""
     calls = messages[start].get("tool_calls")
     if not isinstance(calls, list) or not calls:
-        found.append(Violation(start, "tool-call", "tool_calls must be a non-empty list"))
+        found.append(Violation(start + after, "tool-call", "tool_calls must be a non-empty list"))
         return start + 1
     expected: list[str] = []
     for position, call in enumerate(calls):
-        call_id = _check_call(call, position, start, found)
+        call_id = _check_call(call, position, start + after, found)
         if call_id is None:
             continue
-        if call_id in seen_ids:
-            found.append(Violation(start, "tool-call-id", f"tool call id {call_id!r} is used more than once"))
+        if call_id in seen_ids or call_id in used_ids:
+            found.append(Violation(start + after, "tool-call-id", f"tool call id {call_id!r} is used more than once"))
         seen_ids.add(call_id)
         expected.append(call_id)
     answered: set[str] = set()
@@ -105,20 +111,20 @@ def _validate_block(
     while end < len(messages) and messages[end].get("role") == "tool":
         result_id = messages[end].get("tool_call_id")
         if result_id in answered:
-            found.append(Violation(end, "duplicate-result", f"second result for tool call {result_id!r}"))
+            found.append(Violation(end + after, "duplicate-result", f"second result for tool call {result_id!r}"))
         elif result_id in expected:
             answered.add(cast(str, result_id))
         else:
-            found.append(Violation(end, "orphan-result", f"result for {result_id!r}: no such call here"))
+            found.append(Violation(end + after, "orphan-result", f"result for {result_id!r}: no such call here"))
         end += 1
     missing = [call_id for call_id in expected if call_id not in answered]
     if end == len(messages):
         missing = [call_id for call_id in missing if call_id not in pending]
     if missing:
-        found.append(Violation(start, "missing-result", f"no tool message answers {', '.join(missing)}"))
+        found.append(Violation(start + after, "missing-result", f"no tool message answers {', '.join(missing)}"))
     flags = {bool(messages[i].get("temp")) for i in range(start, end)}
     if len(flags) > 1:
-        found.append(Violation(start, "temp-unit", "a call and its results must be all temp or none temp"))
+        found.append(Violation(start + after, "temp-unit", "a call and its results must be all temp or none temp"))
     return end
 
 

@@ -31,7 +31,7 @@ def for_saving(messages: Iterable[Message]) -> list[Message]:
     kept = [stored_form(m) for m in messages]
     pending = awaiting_call_ids(kept)
     clean = [m for m in kept if not is_empty_reply(m)]
-    if not any(m.get("temp") or _odd_result(m) for m in clean) and not validate(clean, pending=pending):
+    if not any(m.get("temp") or odd_result(m) for m in clean) and not validate(clean, pending=pending):
         return clean  # nothing to repair (the usual case): O(n) checks, no copies
     return drop_temp(kept, pending=pending)
 
@@ -45,6 +45,6 @@ def is_empty_reply(message: Message) -> bool:
             and (content is None or content == "" or content == []) and not message.get("reasoning_content"))
 
 
-def _odd_result(message: Message) -> bool:
+def odd_result(message: Message) -> bool:
     return message.get("role") == "tool" and not isinstance(message.get("content"), (str, list))
 

@@ -5,6 +5,9 @@ the turn pauses, resumes or ends) and at most every ``min_interval`` seconds whi
 is kept). An approval leaves the paused state before its tool runs, so the record never shows an approved call as
 still awaiting: restoring it can't run the tool a second time.
 
+A boundary save costs what changed too: the stored form of the messages before the latest turn is kept
+(`saved_messages`), only the latest turn's messages are checked and packed again.
+
 A streaming save costs what changed: when only replies grew since the last save (no state change), a store that
 can take just those messages (`SavesMessages`, the notebook store) gets them instead of the whole record.
 """
@@ -19,8 +22,9 @@ from typing import Any, Protocol, runtime_checkable
 from ..engine import EngineEvent, Message, MessageEngine
 from ..engine.conversation import utc_now
 from ..engine.request import is_empty_reply
-from .blobs import has_blobs, pack
+from .blobs import BLOBS, has_blobs
 from .errors import PersistenceError
+from .saved_messages import SavedMessages
 from .stores import ConversationStore
 
 
@@ -53,6 +57,7 @@ class ConversationAutosave:
         self._changed = True
         """A state event since the last save: anything may have changed."""
         self._last_save = 0.0
+        self._saved = SavedMessages()
         self._timer: asyncio.TimerHandle | None = None
         self._unsubscribe = engine.subscribe(self._on_event)
 
@@ -71,7 +76,7 @@ class ConversationAutosave:
         self._grown, self._changed = {}, False
         try:
             if changed or not grown or not self._save_grown(list(grown)):
-                self.store.save(self.key, pack(self.engine.export_record()), self.conversation_id)
+                self.store.save(self.key, self._record(), self.conversation_id)
         except (PersistenceError, ValueError, TypeError, OSError) as error:
             self._changed = True
             self.last_error = error
@@ -80,6 +85,15 @@ class ConversationAutosave:
             return
         self.last_error = None
         self.saves += 1
+
+    def _record(self) -> dict[str, Any]:
+        """The stored form of the engine's record (``pack(engine.export_record())``), its messages kept up to date
+        from what changed (`SavedMessages`)."""
+        messages, blobs = self._saved.packed(self.engine.messages)
+        record: dict[str, Any] = dict(self.engine.export_record(saved_messages=messages))
+        if blobs:
+            record[BLOBS] = blobs
+        return record
 
     def _save_grown(self, ids: list[str]) -> bool:
         store = self.store

@@ -32,22 +32,30 @@ def has_blobs(message: Mapping[str, Any]) -> bool:
 def pack(record: Mapping[str, Any]) -> dict[str, Any]:
     """The stored form of `record`: large display texts replaced by references, each stored once in ``blobs``.
     The given record and its messages are not changed (a message with display data is copied)."""
-    blobs: dict[str, str] = {}
     messages = record.get("messages")
+    result = {key: value for key, value in record.items() if key != BLOBS}
+    if isinstance(messages, list):
+        packed_messages, blobs = pack_messages(messages)
+        if blobs or packed_messages is not messages:
+            result["messages"] = packed_messages
+            result[BLOBS] = blobs
+    return result
+
+
+def pack_messages(messages: list[Any], blobs: dict[str, str] | None = None) -> tuple[list[Any], dict[str, str]]:
+    """`messages` with their large display texts replaced by references (the same list when none has any), and
+    the texts by hash, added to `blobs` (a new dict when None)."""
+    blobs = {} if blobs is None else blobs
     packed_messages = None
-    for index, message in enumerate(messages if isinstance(messages, list) else ()):
+    for index, message in enumerate(messages):
         if not isinstance(message, Mapping) or not has_blobs(message):
             continue
         if packed_messages is None:
-            packed_messages = list(messages)  # type: ignore[arg-type]
+            packed_messages = list(messages)
         display = _display(message) or {}
         packed = {mime: _pack_value(value, blobs) for mime, value in display.items()}
         packed_messages[index] = {**message, "metadata": {**message["metadata"], "display": packed}}
-    result = {key: value for key, value in record.items() if key != BLOBS}
-    if packed_messages is not None:
-        result["messages"] = packed_messages
-        result[BLOBS] = blobs
-    return result
+    return (messages if packed_messages is None else packed_messages), blobs
 
 
 def unpack(record: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:

@@ -13,7 +13,7 @@ from .blobs import unpack
 from .chat_entry import parse_entry
 from .conversation_list import ConversationList
 from .errors import SecretError, SerializationError, StoreError
-from .record import check_record_sized
+from .record import check_record_sized, collector_paused
 from .stores import ConversationStore
 
 PAUSED = "$.paused_turn"
@@ -48,7 +48,8 @@ def read_record(data: Any) -> LoadedConversation:
     except SecretError as error:
         return _refused(Notice("load.secret", error=error))
     else:
-        record, notice = unpack(checked)  # display data stored once by hash: resolved, a bad reference dropped
+        with collector_paused():
+            record, notice = unpack(checked)  # display data stored once by hash: resolved, a bad reference dropped
         return LoadedConversation(record, notice=notice, size=size)  # type: ignore[arg-type]
     retried = read_record({**data, "paused_turn": None})
     if retried.record is None:

@@ -45,7 +45,14 @@ from notebook_chat.persistence.chat_entry import (
 )
 from notebook_chat.persistence.container import check_key
 from notebook_chat.persistence.patches import Op, Path, apply_ops, copy_json, diff
-from notebook_chat.persistence.record import _scan, check_message, check_rest, record_size
+from notebook_chat.persistence.record import (
+    _scan,
+    check_message,
+    check_rest,
+    check_turn,
+    check_turn_log,
+    record_size,
+)
 from notebook_chat.persistence.stores import check_for_saving
 
 REVISION = "revision"
@@ -285,39 +292,66 @@ def _whole_sizes(record: Mapping[str, Any]) -> tuple[int, int]:
 
 def _check_changes(old_record: Mapping[str, Any], old_sizes: tuple[int, int], record: Mapping[str, Any],
                    ops: list[Op]) -> tuple[int, int]:
-    """Check the messages and fields the ops (paths into the record) touch, as ``check_record`` would; the record's
-    new sizes."""
+    """Check the messages, turn entries and fields the ops (paths into the record) touch, as ``check_record`` would;
+    the record's new sizes."""
     messages = record.get("messages")
     if not isinstance(messages, list) or any(op["path"] == ["messages"] and op["op"] == "set" for op in ops):
-        rest_size = check_rest(record)  # raises for a record without a messages list
-        sizes = sum(check_message(message, index) for index, message in enumerate(messages or ()))
-        record_size(rest_size, sizes, len(messages or ()))
-        return rest_size, sizes
-    old = old_record["messages"]
+        return _check_whole(record)
     rest_changed = False
-    touched: set[int] = set()
-    removed: list[Any] = []
     for op in ops:
         path = op["path"]
-        if path[0] != "messages":
+        if path[0] == "turns":
+            if len(path) == 1 and op["op"] != "splice":
+                rest_changed = True  # the log replaced whole
+        elif path[0] != "messages":
             rest_changed = True
-        elif len(path) == 1:  # the one splice of the list
-            removed = old[op["start"]:op["start"] + op["delete"]]
-            touched.update(range(op["start"], op["start"] + len(op["insert"])))
-        else:
-            touched.add(path[1])
     rest_size = check_rest(record) if rest_changed else old_sizes[0]
-    message_size = old_sizes[1] - sum(_scan(message) for message in removed)
-    shift = len(messages) - len(old)
-    for index in touched:
-        message_size += check_message(messages[index], index)
-        before = _old_index(index, ops, shift)
-        if before is not None:
-            message_size -= _scan(old[before])
+    message_size = old_sizes[1] + _list_change(old_record["messages"], messages, "messages", ops, check_message)
+    if not rest_changed:
+        turns, old_turns = record.get("turns"), old_record.get("turns")
+        if not isinstance(turns, list) or not isinstance(old_turns, list):
+            return _check_whole(record)
+        if any(op["path"][0] == "turns" for op in ops):
+            rest_size += _list_change(old_turns, turns, "turns", ops, check_turn)
+            rest_size += max(len(turns), 1) - max(len(old_turns), 1)  # the commas between entries
+            check_turn_log(turns)
     record_size(rest_size, message_size, len(messages))
     if not rest_changed:
         _checked_stamp(record.get("updated_at"))
     return rest_size, message_size
+
+
+def _check_whole(record: Mapping[str, Any]) -> tuple[int, int]:
+    messages = record.get("messages")
+    rest_size = check_rest(record)  # raises for a record without a messages list
+    sizes = sum(check_message(message, index) for index, message in enumerate(messages or ()))
+    record_size(rest_size, sizes, len(messages or ()))
+    return rest_size, sizes
+
+
+def _list_change(old: list[Any], new: list[Any], field: str, ops: list[Op],
+                 check: Callable[[Any, int], int]) -> int:
+    """How much the JSON size of the items of the list `field` grew under the ops, checking each item they
+    touch (`check`: the item's checks, returns its size)."""
+    touched: set[int] = set()
+    removed: list[Any] = []
+    for op in ops:
+        path = op["path"]
+        if path[0] != field:
+            continue
+        if len(path) == 1:  # the one splice of the list
+            removed = old[op["start"]:op["start"] + op["delete"]]
+            touched.update(range(op["start"], op["start"] + len(op["insert"])))
+        else:
+            touched.add(path[1])
+    change = -sum(_scan(item) for item in removed)
+    shift = len(new) - len(old)
+    for index in touched:
+        change += check(new[index], index)
+        before = _old_index(index, ops, shift, field)
+        if before is not None:
+            change -= _scan(old[before])
+    return change
 
 
 def _find(messages: list[Any], message_id: Any) -> int | None:
@@ -328,11 +362,11 @@ def _find(messages: list[Any], message_id: Any) -> int | None:
     return None
 
 
-def _old_index(index: int, ops: list[Op], shift: int) -> int | None:
-    """Where the message now at `index` sat before the ops: before a splice the same place, inside it nowhere,
-    after it `shift` places earlier."""
+def _old_index(index: int, ops: list[Op], shift: int, field: str = "messages") -> int | None:
+    """Where the item of the list `field` now at `index` sat before the ops: before a splice the same place,
+    inside it nowhere, after it `shift` places earlier."""
     for op in ops:
-        if op["op"] == "splice" and op["path"] == ["messages"]:
+        if op["op"] == "splice" and op["path"] == [field]:
             start, inserted = op["start"], len(op["insert"])
             if index < start:
                 return index

@@ -83,13 +83,14 @@ def _keyed(items: Sequence[Any]) -> bool:
 
 def _diff_keyed_list(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op]) -> None:
     """Same ids at the head and the tail are diffed in place; what lies between is one splice."""
-    head, limit = 0, min(len(old), len(new))
+    limit = min(len(old), len(new))
+    equal = head = _equal_head(old, new, limit)
     while head < limit and old[head]["id"] == new[head]["id"]:
         head += 1
     tail = 0
     while tail < limit - head and old[-1 - tail]["id"] == new[-1 - tail]["id"]:
         tail += 1
-    for index in range(head):
+    for index in range(equal, head):
         _diff_value(old[index], new[index], [*path, index], ops)
     removed, inserted = len(old) - head - tail, new[head:len(new) - tail]
     if removed or inserted:
@@ -97,6 +98,22 @@ def _diff_keyed_list(old: Sequence[Any], new: Sequence[Any], path: Path, ops: li
                     "insert": copy_json(list(inserted))})
     for offset in range(tail, 0, -1):
         _diff_value(old[-offset], new[-offset], [*path, len(new) - offset], ops)
+
+
+_CHUNK = 64
+
+
+def _equal_head(old: Sequence[Any], new: Sequence[Any], limit: int) -> int:
+    """How many leading items of the two lists are equal, found by comparing slices (the interpreter's own deep
+    equality) rather than item by item: a long conversation's unchanged messages cost almost nothing to skip."""
+    if old[:limit] == new[:limit]:
+        return limit
+    head = 0
+    while head + _CHUNK <= limit and old[head:head + _CHUNK] == new[head:head + _CHUNK]:
+        head += _CHUNK
+    while head < limit and old[head] == new[head]:
+        head += 1
+    return head
 
 
 # ----------------------------------------------------------------------------------------------------------- apply

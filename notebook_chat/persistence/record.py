@@ -5,20 +5,31 @@ The scans pydantic can't express live here, in one pass over the record (no copy
 (finite floats, text without lone surrogates, string keys, bounded depth), credential-looking keys anywhere and tokens
 in header values, and the size of the record's compact JSON (counted while walking; numbers are counted at their
 shortest). Only when that pass finds a problem do the slower path-tracking functions run, to name the field.
+
+The check runs with the cyclic garbage collector paused: pydantic builds (and drops) a copy of the record as it
+validates, the walk its stack, and those short-lived, acyclic objects would otherwise trigger collections — now and
+then a full one, whose cost is the whole heap's, landing inside the check (that made checking 5,000 messages cost 7x
+checking 1,000 instead of 5x). They are freed by reference counting as soon as the check returns.
 """
 
 from __future__ import annotations
 
+import gc
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from notebook_chat.engine.conversation import (
+    DUPLICATE_TURN_ID,
     MAX_MESSAGES,
+    MAX_TURNS,
     ConversationRecord,
     PausedTurn,
     validate_message,
     validate_paused_turn,
     validate_record,
+    validate_turn,
 )
 from notebook_chat.engine.errors import RecordError
 from notebook_chat.persistence.errors import SerializationError
@@ -39,14 +50,28 @@ def check_record(data: Any) -> ConversationRecord:
 
 def check_record_sized(data: Any) -> tuple[ConversationRecord, int]:
     """`check_record`, and the size of the record's compact JSON it measured on the way."""
-    size = _scan(data)
-    if size > MAX_RECORD_BYTES:
-        raise RecordError(f"$: the record is about {size} bytes of JSON, at most {MAX_RECORD_BYTES} are allowed")
-    record = validate_record(data)
+    with collector_paused():
+        size = _scan(data)
+        if size > MAX_RECORD_BYTES:
+            raise RecordError(f"$: the record is about {size} bytes of JSON, at most {MAX_RECORD_BYTES} are allowed")
+        record = validate_record(data)
     paused = record.get("paused_turn")
     if paused is not None:
         _check_context(paused, "$.paused_turn")
     return record, size
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (reference counting still frees what it drops); the collector
+    is switched back on only when it was on before (another thread, or the user, may have switched it off)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def check_message(message: Any, index: int) -> int:
@@ -57,6 +82,21 @@ def check_message(message: Any, index: int) -> int:
     size = _scan(message, depth=2, path=f"$.messages[{index}]")
     validate_message(message, index)
     return size
+
+
+def check_turn(turn: Any, index: int) -> int:
+    """The same checks as ``check_record`` runs on ``$.turns[index]``, for one entry; returns its JSON size."""
+    size = _scan(turn, depth=2, path=f"$.turns[{index}]")
+    validate_turn(turn, index)
+    return size
+
+
+def check_turn_log(turns: list[Any]) -> None:
+    """The turn log's own rules, for a log whose entries passed `check_turn`: its length, one entry per id."""
+    if len(turns) > MAX_TURNS:
+        raise RecordError(f"$.turns: holds {len(turns)} items, at most {MAX_TURNS} are allowed")
+    if len({turn["id"] for turn in turns}) != len(turns):
+        raise RecordError(f"$.turns: {DUPLICATE_TURN_ID}")
 
 
 def check_rest(record: Any) -> int:

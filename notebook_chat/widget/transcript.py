@@ -51,15 +51,19 @@ def transcript_bundle(messages: Iterable[Mapping[str, Any]], *, title: str = "",
     results: dict[str, Mapping[str, Any]] = {}
     visible: list[Mapping[str, Any]] = []
     left_out = 0
-    for message in reversed(items):  # the latest first: a call's results come after it, so they are seen first
+    older = reversed(items)  # the latest first: a call's results come after it, so they are seen first
+    for message in older:
         role = message.get("role")
         if role == "tool":
             results.setdefault(str(message.get("tool_call_id")), message)
         elif role in ROLE_LABELS and not _hidden(message):
-            if len(visible) < MAX_MESSAGES:
-                visible.append(message)
-            else:
-                left_out += 1
+            if len(visible) == MAX_MESSAGES:
+                left_out = 1
+                break
+            visible.append(message)
+    for message in older:  # only counted
+        if message.get("role") in ROLE_LABELS and not _hidden(message):
+            left_out += 1
     visible.reverse()
     entries = [(str(m["role"]), _text(m.get("content"), locale), _calls(m, results, locale)) for m in visible]
     heading = say("transcript.heading_titled", locale, title=title) if title else say("transcript.heading", locale)
