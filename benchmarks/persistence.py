@@ -35,7 +35,6 @@ from notebook_chat import Chat
 from notebook_chat.engine import EngineEvent
 from notebook_chat.persistence import read_record
 from notebook_chat.providers import DemoModel
-from notebook_chat.testing import ScriptedProvider
 
 TARGETS = {"read_record": 15.0, "chat_from_record": 25.0, "streaming_autosave": 2.0}
 NAMES = ("read_record", "chat_from_record", "streaming_autosave", "boundary_autosave", "whole_turn")
@@ -101,11 +100,21 @@ def measure(count: int) -> dict[str, Any]:
     return figures
 
 
+async def streamed_reply(body: dict[str, Any], cancel: object) -> Any:
+    """A provider that streams a 10-chunk reply and keeps nothing (a test double that records each request body
+    would add a copy of the whole history per turn to the figure)."""
+
+    async def chunks() -> Any:
+        for _ in range(10):
+            yield {"choices": [{"index": 0, "delta": {"content": "a streamed sentence. " * 2}}]}
+        yield {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+
+    return chunks()
+
+
 def whole_turns(data: dict[str, Any], turns: int) -> tuple[float, float]:
     """(median, best) CPU ms per turn of a chat restored from `data`, each turn run on the loop to its end."""
-    provider = ScriptedProvider()
-    for number in range(turns + 1):
-        provider.text(f"Reply {number}: " + "a streamed sentence. " * 20, chunks=10)
+    provider = streamed_reply
 
     async def run() -> list[float]:
         chat = Chat(provider, key="cell-1", restore_timeout=0)
