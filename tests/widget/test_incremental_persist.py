@@ -11,6 +11,7 @@ from typing import Any
 from notebook_chat import Chat
 from notebook_chat.engine import ProviderError
 from notebook_chat.testing import ScriptedProvider
+from tests.persistence.test_display_blobs import PNG, plot
 
 from .widget_doubles import RecordingComm, active_conversation, notebook_entry
 
@@ -133,3 +134,21 @@ async def test_a_reply_that_failed_while_it_only_reasoned_is_written_and_drawn_w
     snapshot = next(m for m in reversed(sent(restarted)) if m["kind"] == "snapshot")
     drawn = snapshot["view"]["messages"][-1]
     assert (drawn["role"], drawn["reasoning_content"]) == ("assistant", thought)
+
+
+async def test_an_image_from_a_tool_result_travels_once_to_the_view_and_once_to_the_notebook(
+        recording_comms: list[RecordingComm]) -> None:
+    provider = ScriptedProvider().tool_calls([{"name": "plot", "arguments": {"name": "a"}, "id": "c1"}]).text("one")
+    for number in range(3):
+        provider.text(f"reply {number}")
+    chat = Chat(provider, tools=[plot], key="cell-1")
+    await browser_sends(chat, {"kind": "ready", "notebook": True, "cell_id": "cell-1", "record": None})
+    await chat.send("chart")
+    for number in range(3):
+        await chat.send(f"question {number}")
+    chat.widget.flush()
+    carrying = [m["kind"] for m in sent(chat) if PNG in json.dumps(m)]
+    assert carrying.count("persist") == 1  # the record's blobs: later writes patch around it
+    assert len(carrying) == 2  # and one view message; later view patches leave it out
+    entry = notebook_entry(sent(chat))
+    assert json.dumps(entry).count(PNG) == 1
