@@ -78,11 +78,15 @@ class SavedMessages:
             end -= 1
         if end <= 0 or awaiting_call_ids(kept[:end]):
             return
+        try:
+            copies = copy_json(list(tail[:end]))
+        except Exception:  # a value that can't be copied is the store's to refuse; nothing settles
+            return
         settling = [message for message in kept[:end] if not is_empty_reply(message)]
         self._packed += packed_tail[:len(settling)]
         self._blobs = pack_messages(settling, self._blobs)[1]
         for message in settling:
             for call in message.get("tool_calls") or ():
                 self._call_ids.add(call["id"])
-        self._copies += copy_json(list(tail[:end]))
+        self._copies += copies
         self._count += end

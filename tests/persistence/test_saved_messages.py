@@ -129,3 +129,13 @@ def test_an_image_of_a_settled_turn_stays_in_the_blobs() -> None:
         _, blobs = saved.packed(conversation.messages)
     assert saved.settled > 4
     assert list(blobs.values()) == [IMAGE]
+
+
+def test_a_message_holding_a_value_that_cannot_be_copied_settles_nothing_and_is_left_to_the_store() -> None:
+    conversation, saved = Conversation(), SavedMessages()
+    conversation.turn("text")
+    conversation.messages[1]["metadata"] = {"callback": lambda: None}
+    conversation.turn("text")
+    messages, _ = saved.packed(conversation.messages)
+    assert messages[1]["metadata"]["callback"] is conversation.messages[1]["metadata"]["callback"]
+    assert saved.settled == 0
