@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.cells import record_tool_chat
 from tests.e2e.chat_page import open_chat
@@ -96,3 +97,31 @@ def test_an_approved_call_that_ran_is_not_offered_again_after_the_tab_closed_uns
     assert chat.root.locator("[data-action=approve]").count() == 0
     assert "already run in an earlier kernel" in chat.root.locator(".nbc-tool").first.inner_text()
     assert runs.read_text().splitlines() == ["Alpha"]
+
+
+REASONING_CHAT = '''
+from notebook_chat import Chat
+from notebook_chat.engine import ProviderError
+from notebook_chat.testing import ScriptedProvider
+
+provider = ScriptedProvider().text("", reasoning="Weighing the three options first.", chunks=3, finish_reason=None,
+                                   error=ProviderError("the connection was reset"), error_at=2)
+chat = Chat(provider, key="thought")
+chat
+'''
+
+
+def test_a_reply_that_failed_while_it_only_reasoned_shows_its_reasoning_after_a_kernel_restart(lab: Lab) -> None:
+    chat = open_chat(lab, "thought.ipynb", [REASONING_CHAT])
+    chat.send("Which option?")
+    chat.wait_state("error")
+    thinking = chat.root.locator(".nbc-assistant .nbc-thinking")
+    before = thinking.text_content() or ""
+    assert "Weighing the three" in before  # what reached the page before the connection failed
+    lab.stored_record("thought", "turns")
+    lab.save()
+
+    lab.restart_kernel()
+    lab.run_cell(0)
+    chat.wait_ready()
+    expect(thinking).to_have_text(before)  # waits for the restored view
