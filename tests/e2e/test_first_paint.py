@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.cells import record_tool_chat
 from tests.e2e.chat_page import ChatPage
 from tests.e2e.lab import CELLS, Lab, active_record
 
@@ -36,23 +37,7 @@ def long_conversation() -> dict[str, Any]:
     return {"notebook_chat": {"version": 2, "conversations": {KEY: entry}}}
 
 
-CHAT = f'''
-import pathlib
-from notebook_chat import Chat, tool
-from notebook_chat.providers import DemoModel
-
-RUNS = pathlib.Path("runs.txt")
-
-@tool(approval=True)
-def record_run(label: str) -> str:
-    """Append a line to runs.txt."""
-    with RUNS.open("a") as file:
-        file.write(label + "\\n")
-    return "recorded"
-
-chat = Chat(DemoModel(delay=0.005), tools=[record_run], key="{KEY}")
-chat
-'''
+CHAT = record_tool_chat(KEY)
 
 LIST = f"{CELLS} .nbc-root:not([data-dead=true]) .nbc-messages"
 
