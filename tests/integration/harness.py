@@ -31,10 +31,16 @@ def make_engine(server: FakeOpenAIServer, ledger: Ledger, api: Api = "chat", *, 
 
 async def abort_after_first_text(engine: MessageEngine, text: str) -> None:
     """Send ``text`` and press Stop as soon as the first piece of the reply's text arrived."""
+    await abort_after_first(engine, text, "content")
+
+
+async def abort_after_first(engine: MessageEngine, text: str, field: str) -> None:
+    """Send ``text`` and press Stop as soon as the first piece of the reply's ``field`` ("content",
+    "reasoning_content") arrived."""
     arrived = asyncio.Event()
 
     def on_event(event: EngineEvent) -> None:
-        if event.kind == "message" and event.field == "content":
+        if event.kind == "message" and event.field == field:
             arrived.set()
 
     unsubscribe = engine.subscribe(on_event)

@@ -4,15 +4,13 @@ is never sent: an assistant message needs content or calls)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
-from notebook_chat.engine import EngineEvent, MessageEngine, ProviderError
+from notebook_chat.engine import MessageEngine, ProviderError
 from notebook_chat.persistence import ConversationAutosave, MemoryStore, load_conversation
 from notebook_chat.testing import ConnectionReset, FakeOpenAIServer, Stall
 
-from .harness import APIS, Api, Ledger, assert_request_is_valid_everywhere, make_engine
+from .harness import APIS, Api, Ledger, abort_after_first, assert_request_is_valid_everywhere, make_engine
 
 
 def restored(server: FakeOpenAIServer, store: MemoryStore, api: Api) -> MessageEngine:
@@ -25,20 +23,7 @@ def restored(server: FakeOpenAIServer, store: MemoryStore, api: Api) -> MessageE
 
 async def stop_while_reasoning(engine: MessageEngine, text: str) -> None:
     """Send ``text`` and press Stop once the first piece of reasoning arrived (before any content)."""
-    arrived = asyncio.Event()
-
-    def on_event(event: EngineEvent) -> None:
-        if event.kind == "message" and event.field == "reasoning_content":
-            arrived.set()
-
-    unsubscribe = engine.subscribe(on_event)
-    turn = asyncio.ensure_future(engine.send_message(text))
-    try:
-        await asyncio.wait_for(arrived.wait(), timeout=10)
-        await engine.abort()
-        await turn
-    finally:
-        unsubscribe()
+    await abort_after_first(engine, text, "reasoning_content")
 
 
 @pytest.mark.parametrize("api", APIS)
