@@ -1,7 +1,11 @@
 """Streams ~80 KB of markdown in 20,000 chunks through a `Chat` in a real JupyterLab + Chromium, and the same text
 through a bare anywidget that only appends text with 16 ms batching (the transport limit), in the same run.
 
-Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history N[,N...]] [--runs R] [--keep DIR]
+Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history N[,N...]] [--shape S[,S...]|all]
+                                        [--runs R] [--keep DIR]
+  --shape S    what the reply is (markdown_reply): mix (default; headings, paragraphs, lists, tables, math, code),
+               code (one 80 KB fenced block), paragraph (one long paragraph), list (one long list), table (one long
+               table), math (inline and display formulas); several run one after another, "all" runs each.
   --pace S     spread the stream over about S seconds (sleep between chunk groups) instead of as fast as possible,
                so the browser renders many deltas (as with a real model); default 0 = as fast as possible.
   --history N  stream into a chat whose notebook already holds N messages (restored from the notebook's metadata,
@@ -43,26 +47,55 @@ from playwright.sync_api import Page, sync_playwright
 
 from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
 
+SHAPES = ("mix", "code", "paragraph", "list", "table", "math")
 
-def markdown_reply(size: int) -> str:
-    """Deterministic markdown with headings, paragraphs, lists, tables, math and code blocks (runs in the kernel
-    too: its source is copied into the notebook)."""
+
+def markdown_reply(size: int, shape: str = "mix") -> str:
+    """Deterministic markdown of about `size` characters in one of SHAPES (runs in the kernel too: its source is
+    copied into the notebook): "mix" headings, paragraphs, lists, tables, math and code blocks; "code" one fenced
+    Python block; "paragraph" one paragraph (no blank line) of sentences with inline markup; "list" one tight list;
+    "table" one table; "math" paragraphs dense with inline math and display formulas."""
     parts: list[str] = []
+    total = 0
     n = 0
-    while sum(map(len, parts)) < size:
+    if shape == "code":
+        parts.append("```python\n")
+    elif shape == "table":
+        parts.append("| step | name | value | note |\n|---:|---|---:|---|\n")
+    while total < size:
         n += 1
-        parts.append(
-            f"## Section {n}\n\n"
-            f"Paragraph {n} with **bold**, `inline code`, a [link](https://example.com/{n}) and $x_{n}^2$. "
-            "The quick brown fox jumps over the lazy dog, again and again, to make the text long enough.\n\n"
-            f"- item one of {n}\n- item two with `code`\n\n  continued item two\n- item three\n\n"
-            f"| column | value |\n|---|---|\n| a{n} | {n * 3} |\n| b{n} | {n * 7} |\n\n"
-            f"```python\ndef step_{n}(frame, scale={n}):\n    \"\"\"Scale and summarise.\"\"\"\n"
-            "    result = frame.assign(value=frame['value'] * scale)\n\n"
-            "    return result.groupby('key').agg(['mean', 'max'])\n```\n\n"
-            f"> Note {n}: a quote that spans\n> two lines.\n\n"
-            f"$$\n\\sum_{{i=1}}^{{{n}}} i = \\frac{{{n}({n}+1)}}{{2}}\n$$\n\n"
-        )
+        if shape == "mix":
+            part = (
+                f"## Section {n}\n\n"
+                f"Paragraph {n} with **bold**, `inline code`, a [link](https://example.com/{n}) and $x_{n}^2$. "
+                "The quick brown fox jumps over the lazy dog, again and again, to make the text long enough.\n\n"
+                f"- item one of {n}\n- item two with `code`\n\n  continued item two\n- item three\n\n"
+                f"| column | value |\n|---|---|\n| a{n} | {n * 3} |\n| b{n} | {n * 7} |\n\n"
+                f"```python\ndef step_{n}(frame, scale={n}):\n    \"\"\"Scale and summarise.\"\"\"\n"
+                "    result = frame.assign(value=frame['value'] * scale)\n\n"
+                "    return result.groupby('key').agg(['mean', 'max'])\n```\n\n"
+                f"> Note {n}: a quote that spans\n> two lines.\n\n"
+                f"$$\n\\sum_{{i=1}}^{{{n}}} i = \\frac{{{n}({n}+1)}}{{2}}\n$$\n\n"
+            )
+        elif shape == "code":
+            part = (f"def step_{n}(frame, scale={n}):\n    \"\"\"Scale and summarise.\"\"\"\n"
+                    f"    result = frame.assign(value=frame['value'] * scale)  # step {n}\n"
+                    "    return result.groupby('key').agg(['mean', 'max'])\n\n")
+        elif shape == "paragraph":
+            part = (f"Sentence {n} has **bold {n}**, `code {n}` and a [link](https://example.com/{n}); "
+                    "the quick brown fox jumps over the lazy dog again.\n")
+        elif shape == "list":
+            part = f"- item {n} with **bold**, `code {n}` and a [link](https://example.com/{n})\n"
+        elif shape == "table":
+            part = f"| {n} | name {n} with `code` | {n * 7} | a **note** on row {n} |\n"
+        else:
+            part = (f"Formula {n}: $a_{{{n}}}^2 + b_{n} = \\sqrt{{c_{n}}}$ and $\\frac{{{n}}}{{{n + 1}}}$, "
+                    f"then $\\sum_{{i=1}}^{{{n}}} i^2$.\n\n"
+                    f"$$\n\\int_0^{{{n}}} x^2 \\, dx = \\frac{{{n}^3}}{{3}}\n$$\n\n")
+        parts.append(part)
+        total += len(part)
+    if shape == "code":
+        parts.append("```\n")
     return "".join(parts)
 
 
@@ -77,7 +110,7 @@ from notebook_chat.testing.scripted import ScriptedReply
 
 __MARKDOWN_REPLY__
 
-TEXT = markdown_reply(80_000)
+TEXT = markdown_reply(80_000, __SHAPE__)
 CHUNKS = __CHUNKS__
 PACE = __PACE__
 PIECES = [TEXT[i * len(TEXT) // CHUNKS:(i + 1) * len(TEXT) // CHUNKS] for i in range(CHUNKS)]
@@ -233,31 +266,58 @@ CELL_SETUP, CELL_CHAT, CELL_BARE, CELL_RUN_CHAT, CELL_RUN_BARE, CELL_COUNTS, CEL
 
 PROFILE_TOP = False
 TRAFFIC = False
+TRACE = False
 
 CHAT_TEXT = ".nbc-message[data-role='assistant'] .nbc-content"
 REFERENCE_TEXT = ".nbc-content.reference"
 BARE_TEXT = ".bare-text"
 
-# Records, every animation frame, when the text of the watched element last changed (length as the cheap proxy),
-# and the main thread's long tasks (> 50 ms: frames the page could not draw) while watching.
-RECORDER = """([cells, cell, selector]) => {
+# Records when the watched element last changed: a MutationObserver on the cell notes that something inside the
+# element changed (text or nodes), and the next animation frame takes the time (the frame after the change, as a
+# reader would see it). The same recorder watches both widgets and its cost per change is the same for both (no
+# reading of the whole text or querying of the whole cell per frame, which would cost the chat's rich DOM more than
+# the bare widget's one text node). With `sample`, it also notes the text's length at most every 100 ms (the
+# growth timeline of --profile). The main thread's long tasks (> 50 ms: frames the page could not draw) too.
+RECORDER = """([cells, cell, selector, sample]) => {
   window.__benchRecorder?.observer.disconnect();
-  const state = { length: -1, changed: 0, frames: 0, active: true, busy: 0, longest: 0 };
+  window.__benchRecorder?.mutations.disconnect();
+  const state = { changed: 0, frames: 0, active: true, busy: 0, longest: 0, tasks: [], growth: [] };
   state.observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       if (!state.active) continue;
       state.busy += entry.duration;
       state.longest = Math.max(state.longest, entry.duration);
+      state.tasks.push([performance.timeOrigin + entry.startTime, entry.duration]);
     }
   });
   state.observer.observe({ type: 'longtask' });
+  const root = document.querySelectorAll(cells)[cell];
+  const latest = () => {  // the latest match: a new reply's once it shows
+    const found = root.querySelectorAll(selector);
+    return found.length ? found[found.length - 1] : null;
+  };
+  state.el = latest();
+  let dirty = false, sampled = 0;
+  state.mutations = new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType === 1 && (node.matches(selector) || node.querySelector(selector))) state.el = latest();
+      }
+      if (state.el && state.el.contains(record.target)) dirty = true;
+    }
+  });
+  state.mutations.observe(root, { childList: true, characterData: true, subtree: true });
   const tick = () => {
     if (!state.active) return;
     state.frames += 1;
-    const found = document.querySelectorAll(cells)[cell]?.querySelectorAll(selector);
-    state.el = found && found.length ? found[found.length - 1] : null;  // the latest: a new reply's once it shows
-    const length = state.el ? state.el.textContent.length : -1;
-    if (length !== state.length) { state.length = length; state.changed = Date.now(); }
+    if (dirty) {
+      dirty = false;
+      state.changed = Date.now();
+      if (sample && state.changed - sampled >= 100) {
+        sampled = state.changed;
+        state.growth.push([state.changed, state.el.textContent.length]);
+      }
+    }
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -275,7 +335,7 @@ def run_output(lab: Lab, cell: int, tag: str, timeout: float = 120_000) -> dict[
 
 
 def watch(page: Page, cell: int, selector: str) -> None:
-    page.evaluate(RECORDER, [CELLS, cell, selector])
+    page.evaluate(RECORDER, [CELLS, cell, selector, PROFILE_TOP])
 
 
 def settled(page: Page, quiet: float = 1.5, timeout: float = 120.0) -> dict[str, Any]:
@@ -283,11 +343,12 @@ def settled(page: Page, quiet: float = 1.5, timeout: float = 120.0) -> dict[str,
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         state: dict[str, Any] = page.evaluate(
-            "() => { const { observer, el, ...state } = window.__benchRecorder;"
+            "() => { const { observer, mutations, el, ...state } = window.__benchRecorder;"
             " return { ...state, now: Date.now() }; }"
         )
         if state["changed"] and state["now"] - state["changed"] > quiet * 1000:
-            page.evaluate("() => { window.__benchRecorder.active = false; }")
+            page.evaluate("() => { const state = window.__benchRecorder;"
+                          " state.active = false; state.mutations.disconnect(); }")
             return state
         time.sleep(0.1)
     raise AssertionError("the DOM did not settle")
@@ -310,11 +371,23 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     cdp.send("Performance.enable")
     before = metrics(cdp)
     cdp.send("Profiler.start")
+    events: list[dict[str, Any]] = []
+    if TRACE:
+        cdp.on("Tracing.dataCollected", lambda data: events.extend(data["value"]))
+        cdp.send("Tracing.start", {"categories": "devtools.timeline", "transferMode": "ReportEvents"})
     lab.run_cell(run_cell, timeout=300_000)
     run = run_output(lab, run_cell, "RUN")
     state = settled(lab.page)
     stopped_at = float(lab.page.evaluate("Date.now()")) / 1000
     profile = cdp.send("Profiler.stop")["profile"]
+    if TRACE:
+        finished: list[bool] = []
+        cdp.on("Tracing.tracingComplete", lambda _: finished.append(True))
+        cdp.send("Tracing.end")
+        for _ in range(300):
+            if finished:
+                break
+            lab.page.wait_for_timeout(100)
     after = metrics(cdp)
     cdp.detach()
     done = state["changed"] / 1000
@@ -322,9 +395,32 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     return {**run, "dom_done": done, "to_dom": done - run["t0"], "lag": done - run["t_end"],
             "frames": state["frames"], "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
             "script": spent["ScriptDuration"], "layout": spent["LayoutDuration"] + spent["RecalcStyleDuration"],
+            "tasks": state["tasks"], "growth": state["growth"], "trace": trace_summary(events),
+            "top_longest": top_functions(profile, since=longest_task(state)[0], until=sum(longest_task(state)),
+                                         stopped_at=stopped_at),
             "widget_js": self_time(profile, lambda url: url.startswith("blob:")), "top": top_functions(profile),
             "top_end": top_functions(profile, since=run["t_end"] - 0.5, until=max(done, run["t_end"]),
                                      stopped_at=stopped_at)}
+
+
+def trace_summary(events: list[dict[str, Any]]) -> list[tuple[str, float, int]]:
+    """Seconds and count of the renderer main thread's timeline events by name (complete events, nested ones
+    included: a Layout inside a FunctionCall counts in both)."""
+    threads = {(e["pid"], e["tid"]) for e in events if e.get("name") == "thread_name"
+               and e.get("args", {}).get("name") == "CrRendererMain"}
+    totals: dict[str, list[float]] = {}
+    for event in events:
+        if event.get("ph") == "X" and (event["pid"], event["tid"]) in threads:
+            total = totals.setdefault(event["name"], [0.0, 0])
+            total[0] += event.get("dur", 0) / 1e6
+            total[1] += 1
+    return sorted(((name, seconds, int(count)) for name, (seconds, count) in totals.items()), key=lambda r: -r[1])
+
+
+def longest_task(state: dict[str, Any]) -> tuple[float, float]:
+    """(start, duration) in epoch seconds of the longest main-thread task while watching ((0, 0): none)."""
+    tasks = sorted(state["tasks"], key=lambda task: -task[1])
+    return (tasks[0][0] / 1000, tasks[0][1] / 1000) if tasks else (0.0, 0.0)
 
 
 def top_functions(profile: dict[str, Any], count: int = 12, since: float | None = None, until: float | None = None,
@@ -363,7 +459,8 @@ def self_time(profile: dict[str, Any], wanted: Any) -> float:
     return total / 1e6
 
 
-def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int | None], repeat: int) -> None:
+def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int | None], repeat: int,
+              shapes: list[str]) -> None:
     work = Path(tempfile.mkdtemp(prefix="widget-stream-")) if keep is None else keep
     server = start_lab_server(work)
     try:
@@ -373,13 +470,15 @@ def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int |
             lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
             try:
                 medians = []
-                for history in histories:
-                    results = []
-                    for attempt in range(repeat):
-                        results.append(run_notebook(lab, chunks, pace, history, attempt))
-                        lab.shutdown_kernels()
-                    medians.append(median_run(results))
-                compare_histories(medians)
+                for shape in shapes:
+                    for history in histories:
+                        results = []
+                        for attempt in range(repeat):
+                            results.append(run_notebook(lab, chunks, pace, history, attempt, shape))
+                            lab.shutdown_kernels()
+                        medians.append(median_run(results))
+                for shape in shapes:
+                    compare_histories([run for run in medians if run["shape"] == shape])
                 print_targets(medians, chunks, pace, repeat)
             except Exception:
                 for cell in range(lab.cells().count()):
@@ -403,11 +502,12 @@ def history_metadata(count: int) -> dict[str, Any]:
                                                                           "items": {"main": record(count)}}}}}
 
 
-def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None, attempt: int = 0) -> dict[str, Any]:
+def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None, attempt: int = 0,
+                 shape: str = "mix") -> dict[str, Any]:
     setup = (SETUP.replace("__MARKDOWN_REPLY__", inspect.getsource(markdown_reply))
-             .replace("__CHUNKS__", str(chunks)).replace("__PACE__", repr(pace)))
+             .replace("__CHUNKS__", str(chunks)).replace("__PACE__", repr(pace)).replace("__SHAPE__", repr(shape)))
     reference = REFERENCE.replace("__REFERENCE_ESM__", repr(str(reference_esm(lab.server.root / "reference.js"))))
-    name = f"bench-{attempt}.ipynb" if history is None else f"bench-{history}-{attempt}.ipynb"
+    name = f"bench-{shape}-{attempt}.ipynb" if history is None else f"bench-{shape}-{history}-{attempt}.ipynb"
     metadata = None if history is None else history_metadata(history)
     lab.open_notebook(name, [setup, SHOW_CHAT, SHOW_BARE, RUN_CHAT, RUN_BARE, COUNTS, reference], metadata=metadata)
     lab.run_cell(CELL_SETUP)
@@ -432,12 +532,14 @@ def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None,
         and chat_text == ref_text,
         "chat DOM = full render DOM (innerHTML)": bool(chat_html) and chat_html == ref_html,
         "chat reply in the kernel = streamed text": bool(chat["kernel_text_ok"]),
-        "bare DOM text = streamed text (no loss)": element_text(page, CELL_BARE, BARE_TEXT) == markdown_reply(80_000),
+        "bare DOM text = streamed text (no loss)": element_text(page, CELL_BARE, BARE_TEXT)
+        == markdown_reply(80_000, shape),
     }
-    if history is not None:
-        print(f"\n=== the chat's notebook held {history:,} messages before the stream ===")
+    print(f"\n=== reply shape {shape!r}" + ("" if history is None else
+                                              f", the chat's notebook held {history:,} messages before the stream")
+          + " ===")
     report(info, chat, bare, counts, checks)
-    return {"history": history, "chat": counts["chat"], "bare": counts["bare"], "lag": chat["lag"],
+    return {"shape": shape, "history": history, "chat": counts["chat"], "bare": counts["bare"], "lag": chat["lag"],
             "to_dom": chat["to_dom"], "bare_to_dom": bare["to_dom"], "bare_lag": bare["lag"],
             "dom_ratio": chat["to_dom"] / max(bare["to_dom"], 0.001), "longest": chat["longest"],
             "checks_ok": all(checks.values())}
@@ -451,7 +553,7 @@ def median_run(results: list[dict[str, Any]]) -> dict[str, Any]:
 
     sent = {side: {field: middle(lambda r, side=side, field=field: r[side][field]) for field in ("bytes", "messages")}
             for side in ("chat", "bare")}
-    return {"history": results[0]["history"], "runs": len(results), **sent,
+    return {"shape": results[0]["shape"], "history": results[0]["history"], "runs": len(results), **sent,
             **{key: middle(lambda r, key=key: r[key])
                for key in ("lag", "to_dom", "bare_to_dom", "bare_lag", "dom_ratio", "longest")},
             "checks_ok": all(result["checks_ok"] for result in results)}
@@ -462,11 +564,12 @@ def print_targets(medians: list[dict[str, Any]], chunks: int, pace: float, repea
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
     speed = "as fast as possible" if not pace else f"paced over ~{pace:g} s"
     print(f"\nmedians of {repeat} run(s), {chunks:,} chunks {speed} (load average now {load}):")
-    print(f"{'history':>9} {'chat to DOM s':>14} {'bare to DOM s':>14} {'DOM ratio':>10} {'target':>7} "
+    print(f"{'shape':>9} {'history':>9} {'chat to DOM s':>14} {'bare to DOM s':>14} {'DOM ratio':>10} {'target':>7} "
           f"{'chat lag s':>11} {'target':>7} {'bare lag s':>11} {'longest task s':>15} {'checks':>7}")
     for run in medians:
         history = "-" if run["history"] is None else f"{run['history']:,}"
-        print(f"{history:>9} {run['to_dom']:>14.2f} {run['bare_to_dom']:>14.2f} {run['dom_ratio']:>9.2f}x "
+        print(f"{run['shape']:>9} {history:>9} {run['to_dom']:>14.2f} {run['bare_to_dom']:>14.2f} "
+              f"{run['dom_ratio']:>9.2f}x "
               f"{'<= 2x':>7} {run['lag']:>11.2f} {'<= 0.1':>7} {run['bare_lag']:>11.2f} {run['longest']:>15.3f} "
               f"{'ok' if run['checks_ok'] else 'FAIL':>7}")
     with_history = [run for run in medians if run["history"] is not None]
@@ -526,9 +629,21 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
         for stamp, kind, size, parts in log:
             if size > 1000:
                 print(f"  {stamp - log[0][0]:7.3f} {kind:<10} {size:>8}  {parts}")
+    if TRACE:
+        for name, row in (("chat", chat), ("bare", bare)):
+            print(f"{name}: main-thread timeline events (s, count): "
+                  + ", ".join(f"{event} {seconds:.3f} ({count})" for event, seconds, count in row["trace"][:14]))
     if PROFILE_TOP:
+        for name, row in (("chat", chat), ("bare", bare)):
+            print(f"{name}: long tasks (start s after the kernel's stream end, ms): "
+                  + " ".join(f"{start / 1000 - row['t_end']:+.2f}:{duration:.0f}" for start, duration in row["tasks"]))
+            print(f"{name}: DOM text length (s after the stream end: chars): "
+                  + " ".join(f"{at / 1000 - row['t_end']:+.2f}:{length}" for at, length in row["growth"][-12:]))
         print("chat: most self time in the page (s):")
         for name, seconds in chat["top"]:
+            print(f"  {seconds:7.3f}  {name}")
+        print("chat: most self time in the longest task (s):")
+        for name, seconds in chat["top_longest"]:
             print(f"  {seconds:7.3f}  {name}")
         print("chat: most self time from 0.5 s before the kernel's stream end to DOM complete (s):")
         for name, seconds in chat["top_end"]:
@@ -545,10 +660,18 @@ if __name__ == "__main__":
     parser.add_argument("--profile", action="store_true", help="also print the page's hottest functions")
     parser.add_argument("--traffic", action="store_true",
                         help="also list the chat's kernel→browser messages over 1 KB and what they carry")
+    parser.add_argument("--trace", action="store_true",
+                        help="also print the page's main-thread timeline (layout, style, paint, ...) by event")
     parser.add_argument("--history", default=None, help="messages the chat holds before the stream: N or N,M,...")
+    parser.add_argument("--shape", default="mix", help=f"the reply: {', '.join(SHAPES)} (comma-separated) or all")
     parser.add_argument("--runs", type=int, default=3, help="runs of each case; the summary shows their medians")
     args = parser.parse_args()
     PROFILE_TOP = args.profile
     TRAFFIC = args.traffic
+    TRACE = args.trace
     histories: list[int | None] = [int(n) for n in args.history.split(",")] if args.history else [None]
-    benchmark(args.chunks, args.pace, args.keep, histories, args.runs)
+    shapes = list(SHAPES) if args.shape == "all" else args.shape.split(",")
+    unknown = [shape for shape in shapes if shape not in SHAPES]
+    if unknown:
+        parser.error(f"unknown --shape {', '.join(unknown)}: choose from {', '.join(SHAPES)} or all")
+    benchmark(args.chunks, args.pace, args.keep, histories, args.runs, shapes)

@@ -23,6 +23,8 @@ import { leftOutText, usageText } from "./usage.js";
 
 /** Main-thread time a frame may spend on drawing older messages (a slice stops once it is spent). */
 export const FRAME_BUDGET_MS = 8;
+/** Main-thread time a frame may spend on a message's markdown (the rest of a big delta waits for the next frame). */
+export const RENDER_BUDGET_MS = 10;
 /**
  * Runs dirty renders once per frame: what changed (a streaming reply, an updated message, a message drawn for the first
  * time) renders in the next frame; then the background work (drawing older messages), if any, while the frame has time.
@@ -248,7 +250,9 @@ class MessageNode {
     this.reasoning = "";
     this.renderedContent = null;
     this.lastRender = 0;
-    this.renderCost = 0;
+    /** milliseconds an open-tail redraw costs (see render) */
+    this.tailCost = 0;
+    this.lastTailCost = 0;
     this.pending = false;
     /** @type {Map<string, string>} */
     this.highlightCache = new Map();
@@ -460,28 +464,35 @@ class MessageNode {
   }
 
   /**
-   * Render the markdown now unless the last render was slow and recent (then ask for a later frame).
+   * Render the markdown now, as much as the frame's time allows (the rest in the next frames), unless redrawing the
+   * open tail is slow and was done recently (then ask for a later frame).
    * @param {number} now @returns {boolean} false to be called again next frame
    */
   render(now) {
     if (this.renderedContent === this.content) return true;
-    // a slow render waits a little, unless it is the rest of a big delta drawn a budget at a time, or the message
-    // stopped streaming (its last text shows at once)
+    // Redrawing the open tail is the only work done again at every frame (finished blocks are drawn once): when it
+    // is slow (a long open paragraph, list or table), it waits three times its cost, so repeated work stays within
+    // a quarter of the time however long the tail grows. The cost is the smaller of the last two (a one-off, such
+    // as the first formula loading KaTeX, does not hold the stream back). The rest of a big delta, and a message
+    // that stopped streaming, draw at once.
     const streaming = this.el.dataset.loading === "true";
-    if (!this.pending && streaming && now - this.lastRender < this.renderCost * 3) return false;
-    const start = performance.now();
+    if (!this.pending && streaming && now - this.lastRender < this.tailCost * 3) return false;
     let pending = false;
     if (this.el.dataset.role === "user") {
       this.body.textContent = this.content;
     } else {
-      pending = this.renderMarkdown();
+      const start = performance.now();
+      do pending = this.renderMarkdown();
+      while (pending && performance.now() - start < RENDER_BUDGET_MS);
     }
     this.pending = pending;
     this.renderedContent = pending ? null : this.content;
     if (!pending) this.el.dataset.drawn = "true";
     if (!pending) this.announceIfFinished();
     this.lastRender = performance.now();
-    this.renderCost = this.lastRender - start;
+    const cost = this.stream?.tailCost ?? 0;
+    this.tailCost = Math.min(cost, this.lastTailCost);
+    this.lastTailCost = cost;
     return !pending;
   }
 

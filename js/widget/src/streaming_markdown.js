@@ -1,5 +1,6 @@
 // Incremental markdown for a streaming message, so the browser's work per frame does not grow with the reply.
-// A delta longer than `budget` (e.g. a whole reply arriving at once) is drawn over several frames.
+// A delta longer than `budget` (e.g. a whole reply arriving at once) is drawn in several updates (the message list
+// runs as many per frame as the frame's time allows, the rest in the next frames).
 //
 // The text splits into finished top-level blocks and an open tail. Each frame lexes the tail only: every token
 // before its last non-blank token is finished (a later token proves the block ended; markdown blocks never
@@ -22,9 +23,9 @@ import { codeLanguage, highlightPiece, markdownTokens, renderMarkdown } from "./
  *   growing, while the block stays open: draw the new ones), then of the `open` rest; `source` its code so far.
  * @typedef {{reset: boolean, finished: string[], tail: string, pending: boolean, code?: OpenCode}} StreamStep
  *   reset: drop everything drawn so far first; finished: HTML of newly finished blocks, to keep (in order);
- *   tail: HTML of the open tail, replacing the previous tail; pending: more text waits for the next update
- *   (a big delta is drawn over several frames, `budget` characters at a time); code: the open tail is a long open
- *   code block, to draw from its pieces instead of `tail` (which is then "").
+ *   tail: HTML of the open tail, replacing the previous tail ("" while pending); pending: more text waits for the
+ *   next update (a big delta is drawn in several updates, `budget` characters at a time); code: the open tail is a
+ *   long open code block, to draw from its pieces instead of `tail` (which is then "").
  * @typedef {{lex: (text: string) => import("marked").Token[],
  *   walk: (tokens: import("marked").Token[], visit: (token: import("marked").Token) => void) => void}} Tokens
  */
@@ -32,7 +33,9 @@ import { codeLanguage, highlightPiece, markdownTokens, renderMarkdown } from "./
 const VOID_TAG = /^<(?:br|hr|img|wbr)\b[^<>]*>$/i;
 const DISPLAY_MATH_OPENER = /^\${1,2}\n/;
 
-export const BUDGET = 16_000;
+/** Characters past the finished blocks one update looks at (the message list runs several per frame while time
+ * remains, so this sets the step, not the frame's work). */
+export const BUDGET = 4_000;
 /** An open code block longer than this (characters) is drawn piece by piece. */
 export const OPEN_CODE_MIN = 1_000;
 /** The open rest of a code block becomes a piece once it holds this many characters of whole lines. */
@@ -51,6 +54,9 @@ export class MarkdownStream {
     this.highlight = highlight;
     /** false once the message stopped streaming: an open code block then renders whole, as a full render does */
     this.live = true;
+    /** milliseconds the last update spent on its open tail (its share of the lexing, and its render): the work
+     * that is done again at every update while the tail stays open (the message list throttles by it) */
+    this.tailCost = 0;
     this.reset();
   }
 
@@ -70,7 +76,8 @@ export class MarkdownStream {
       this.reset();
       reset = true;
     }
-    if (this.whole) return { reset: true, finished: [], tail: this.render(text), pending: false };
+    if (this.whole) return this.wholeRender(text, true);
+    const started = performance.now();
     let end, tail, tokens, cut;
     for (let size = this.budget; ; size *= 2) {
       // a block longer than the window (nothing finished in it) widens the window
@@ -84,17 +91,35 @@ export class MarkdownStream {
       const hadFinished = this.done !== "";
       this.reset();
       this.whole = true;
-      return { reset: reset || hadFinished, finished: [], tail: this.render(text), pending: false };
+      return this.wholeRender(text, reset || hadFinished);
     }
+    const lexing = performance.now() - started;
     const finished = [];
     if (cut > 0) {
       finished.push(this.render(tail.slice(0, cut)));
       this.done += tail.slice(0, cut);
     }
     const open = tail.slice(cut);
-    const code = end === text.length ? this.openCode(open, tokens) : null;
+    const tailStarted = performance.now();
+    const share = (lexing * open.length) / Math.max(1, tail.length);
+    // more text waits: the next update goes on from the finished blocks, so the open tail is not drawn now
+    if (end < text.length) {
+      this.tailCost = share;
+      return { reset, finished, tail: "", pending: true };
+    }
+    const code = this.openCode(open, tokens);
+    const html = code ? "" : this.render(open);
+    this.tailCost = share + performance.now() - tailStarted;
     if (code) return { reset, finished, tail: "", pending: false, code };
-    return { reset, finished, tail: this.render(open), pending: end < text.length };
+    return { reset, finished, tail: html, pending: false };
+  }
+
+  /** The whole text rendered again (all of it is the open tail). @param {string} text @param {boolean} reset */
+  wholeRender(text, reset) {
+    const started = performance.now();
+    const tail = this.render(text);
+    this.tailCost = performance.now() - started;
+    return { reset, finished: [], tail, pending: false };
   }
 
   /**

@@ -107,6 +107,50 @@ test("the markdown rendered per delta stays small however long the reply grows",
   assert.ok(Math.max(...rendered) < text.length / 20);
 });
 
+/**
+ * Characters lexed and rendered by the updates that stream `growth` in `step`-character deltas after `before` has
+ * streamed (and been drawn) the same way: the work per update once `before` is finished.
+ * @param {string} before @param {string} growth @param {number} step
+ */
+function workWhileGrowing(before, growth, step) {
+  const work = { lexed: 0, rendered: 0, updates: 0 };
+  let counting = false;
+  const tokens = {
+    lex: (/** @type {string} */ text) => {
+      if (counting) work.lexed += text.length;
+      return markdownTokens.lex(text);
+    },
+    walk: markdownTokens.walk,
+  };
+  const stream = new MarkdownStream((markdown) => {
+    if (counting) work.rendered += markdown.length;
+    return markdownToHtml(markdown);
+  }, tokens);
+  const text = before + growth;
+  for (let cut = step; cut < before.length + step; cut += step) {
+    stream.update(text.slice(0, Math.min(cut, before.length)));
+  }
+  counting = true;
+  for (let cut = before.length + step; cut < text.length + step; cut += step) {
+    stream.update(text.slice(0, Math.min(cut, text.length)));
+    work.updates += 1;
+  }
+  return work;
+}
+
+test("the characters lexed and rendered per update do not grow with the length already finished", () => {
+  const growth = longReply(4_000);
+  const short = workWhileGrowing(longReply(2_000), growth, 50);
+  const long = workWhileGrowing(longReply(80_000), growth, 50);
+  assert.equal(long.updates, short.updates);
+  // the same growth costs the same per update after 2 KB as after 80 KB of finished blocks: only the open tail
+  // and the new text are looked at, never what is finished
+  assert.ok(long.lexed <= short.lexed * 1.1 + 1_000, `lexed ${long.lexed} after 80 KB, ${short.lexed} after 2 KB`);
+  assert.ok(long.rendered <= short.rendered * 1.1 + 1_000,
+    `rendered ${long.rendered} after 80 KB, ${short.rendered} after 2 KB`);
+  assert.ok(long.lexed / long.updates < 2_000, `${long.lexed / long.updates} characters lexed per update`);
+});
+
 test("finished blocks are rendered once: the HTML kept adds up to the reply without repeats", () => {
   const text = longReply(20_000);
   const shown = streamed(text, randomCuts(text.length, 200));
@@ -258,10 +302,10 @@ test("once its fence closes, a code block drawn in pieces ends with the HTML of 
 test("a message that stops streaming inside an open code block renders it whole, as a full render does", () => {
   const text = `Intro.\n\n\`\`\`python\n${CODE.slice(0, 5_000)}`;
   const shown = new Shown().update(text);
-  assert.ok(shown.steps[0].code, "drawn in pieces while live");
+  assert.ok(shown.steps[shown.steps.length - 1].code, "drawn in pieces while live");
   shown.stream.live = false;
   assert.equal(shown.update(text).html(), markdownToHtml(text));
-  assert.equal(shown.steps[1].code, undefined);
+  assert.equal(shown.steps[shown.steps.length - 1].code, undefined);
 });
 
 test("only a long open fence at the top level is drawn in pieces: short, closed, indented or quoted ones are not", () => {
