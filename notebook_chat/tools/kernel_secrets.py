@@ -41,7 +41,7 @@ def is_secret_name(name: str) -> bool:
 def kernel_redactor(namespace: Mapping[str, Any],
                     environ: Mapping[str, str] | None = None) -> Callable[[str], str]:
     """A function masking the kernel's credentials in a text (see the module docstring)."""
-    from ..providers.redaction import MARK, Redactor  # lazily: importing the providers loads the openai SDK
+    from ..providers.redaction import MARK, Redactor  # lazily: only this function needs the providers
 
     secrets = [value for name, value in list(namespace.items())
                if type(name) is str and is_secret_name(name) and type(value) is str]  # type(): __class__ may lie

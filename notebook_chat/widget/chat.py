@@ -36,7 +36,7 @@ from ..plugins import (
 )
 from ..plugins.mentions import MentionPlugin
 from ..plugins.skills import SkillMode, SkillSource
-from ..providers import DemoModel, OpenAIChat
+from ..providers import DemoModel
 from ..tools.mention_source import NamespaceMentions
 from ..tools.namespace import default_namespace
 from . import recovery
@@ -57,6 +57,8 @@ def default_provider(model: str | None) -> Any:
 
     ``OPENAI_BASE_URL`` alone is a server that needs no key (llama.cpp, vLLM, Ollama): it is used, with no key."""
     if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
+        from ..providers.openai_chat import OpenAIChat  # here: the openai SDK is a large import the demo never needs
+
         return OpenAIChat(model or os.environ.get("NOTEBOOK_CHAT_MODEL") or DEFAULT_MODEL)
     return DemoModel()
 
