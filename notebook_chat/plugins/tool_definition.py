@@ -23,26 +23,36 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import json
 import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
-import docstring_parser
-import docstring_parser.google
 import pydantic
+
+if TYPE_CHECKING:
+    import docstring_parser.google
 
 _PARAMETER_KINDS = ("param", "parameter", "arg", "argument", "key", "keyword")
 """docstring_parser's first word of a parameter entry (``:param x:``, ``Args:``, ``Keyword Args:``, numpy
 ``Parameters``)."""
-_GOOGLE_WITH_KEYWORDS = docstring_parser.google.GoogleParser([
-    *docstring_parser.google.DEFAULT_SECTIONS,
-    *(docstring_parser.google.Section(title, "keyword", docstring_parser.google.SectionType.MULTIPLE)
-      for title in ("Keyword Args", "Keyword Arguments", "Kwargs")),
-])
+
+
+@functools.cache
+def _google_with_keywords() -> docstring_parser.google.GoogleParser:
+    """Google style that also reads "Keyword Args" sections (built with the first tool: not on import)."""
+    import docstring_parser.google
+
+    return docstring_parser.google.GoogleParser([
+        *docstring_parser.google.DEFAULT_SECTIONS,
+        *(docstring_parser.google.Section(title, "keyword", docstring_parser.google.SectionType.MULTIPLE)
+          for title in ("Keyword Args", "Keyword Arguments", "Kwargs")),
+    ])
+
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -301,9 +311,12 @@ def _describe_exception(exc: Exception) -> str:
 def parse_docstring(docstring: str) -> tuple[str, dict[str, str]]:
     """The first paragraph and the parameter descriptions of a Google, reST or numpy style docstring, each on one
     line (``docstring_parser`` reads the styles)."""
+    import docstring_parser
+
     text = inspect.cleandoc(docstring or "")
     try:
-        parsed = max((docstring_parser.parse(text), _GOOGLE_WITH_KEYWORDS.parse(text)), key=lambda d: len(d.params))
+        parsed = max((docstring_parser.parse(text), _google_with_keywords().parse(text)),
+                     key=lambda d: len(d.params))
     except docstring_parser.ParseError:
         return _one_line(text.split("\n\n", 1)[0]), {}
     summary = parsed.short_description or ""

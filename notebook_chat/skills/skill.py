@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_FILE_BYTES = 256_000
@@ -59,6 +60,8 @@ class Skill:
         if match is None:
             raise SkillError(f"{skill_file}: must start with YAML front matter between two '---' lines "
                              "(with the fields name and description)")
+        import yaml  # here: PyYAML is imported only once a skill is read, not with the chat
+
         try:
             front = yaml.safe_load(match.group(1))
         except yaml.YAMLError as error:

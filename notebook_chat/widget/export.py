@@ -7,22 +7,31 @@ out. Code blocks are found with markdown-it (the CommonMark parser), never with 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import Mapping
-from typing import Any
-
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING, Any
 
 from ..engine.conversation import Message
 from ..engine.messages import content_text
 from ..engine.notices import text as say
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 CODE_LANGUAGES = frozenset({"", "python", "py", "python3", "ipython", "ipython3"})
 """Fenced blocks in these languages become code cells; other languages (SQL, JSON, a shell) stay in markdown."""
 HEADINGS = {"user": "role.user", "assistant": "role.assistant", "system": "role.system"}
 """The table key of each role's heading (engine/notices.py); a conversation without a title is "export.untitled"."""
 
-_PARSER = MarkdownIt("commonmark")
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    """The CommonMark parser, built on the first export (markdown-it is not imported with the chat)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 TITLE_CHARS = 60
@@ -60,7 +69,7 @@ def split_code_blocks(markdown: str) -> list[dict[str, str]]:
     lines = markdown.splitlines(keepends=True)
     cells: list[dict[str, str]] = []
     start = 0
-    for token in _PARSER.parse(markdown):
+    for token in _parser().parse(markdown):
         if token.type != "fence" or token.map is None or token.level != 0:
             continue
         language = token.info.strip().split(" ")[0].lower() if token.info else ""
