@@ -1,9 +1,11 @@
 """First paint and restore of long conversations in a real JupyterLab + Chromium (issue 17's front-end targets).
 
-Run: python benchmarks/first_paint.py [N ...] [--runs R] [--profile] [--scroll S]
-     (default: 10 1000 3000, 3 runs, medians, 20 wheel notches)
-For each N, a notebook whose metadata holds a conversation of N messages (users, assistants with tool calls, tool
-results, ~300 characters each) under the chat's key; cell 0 imports notebook_chat, cell 1 shows the chat:
+Run: python benchmarks/first_paint.py [N ...] [--runs R] [--profile] [--scroll S] [--shape SHAPE[,SHAPE...]|all]
+     (default: 10 1000 3000, 3 runs, medians, 20 wheel notches, shape plain)
+For each shape and N, a notebook whose metadata holds a conversation of N messages of that shape (benchmarks/
+paint_shapes.py: plain = users, assistants with tool calls, tool results, ~300 characters each; markdown = replies
+with headings, tables, code and math; long = a few 20-200 KB replies, the latest among them; tools = three tool cards
+with ~4 KB results per round) under the chat's key; cell 0 imports notebook_chat, cell 1 shows the chat:
   paint     run cell 1: seconds until "drawn" (what the reader sees is complete: the list at its latest message, every
             message inside its box rendered, then the main thread idle), the longest main-thread task (longtask
             observer) over the whole window (until drawn and a second without a change or long task, so background
@@ -41,8 +43,8 @@ if __name__ == "__main__":
     ensure_browser_tools()  # .venv and chromium, from a clean clone
 
 from import_time import environment
+from paint_shapes import SHAPES, shaped_record
 from playwright.sync_api import sync_playwright
-from record_validation import record
 
 from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
 
@@ -262,7 +264,8 @@ def median_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {**medians, "top": rows[0]["top"], "runs": len(rows)}
 
 
-def run(counts: list[int], runs: int, keep: Path | None, profile: bool, scroll: int, from_source: bool) -> None:
+def run(counts: list[int], runs: int, keep: Path | None, profile: bool, scroll: int, from_source: bool,
+        shapes: tuple[str, ...] = ("plain",)) -> None:
     work = Path(tempfile.mkdtemp(prefix="first-paint-")) if keep is None else keep
     server = start_lab_server(work, env=environment(str(work / "bytecode"), from_source))
     rows = []
@@ -272,14 +275,14 @@ def run(counts: list[int], runs: int, keep: Path | None, profile: bool, scroll: 
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
             try:
-                for count in counts:
-                    data = record(count)
+                for shape, count in [(shape, count) for shape in shapes for count in counts]:
+                    data = shaped_record(count, shape)
                     latest, total = drawn_messages(data)
                     entry = {"active": "main", "items": {"main": data}}  # today's layout: nothing to migrate
                     metadata = {"notebook_chat": {"version": 2, "conversations": {"paint": entry}}}
                     paints, restores = [], []
                     for attempt in range(runs):
-                        lab.open_notebook(f"paint-{count}-{attempt}.ipynb", [IMPORTS, CHAT], metadata=metadata)
+                        lab.open_notebook(f"paint-{shape}-{count}-{attempt}.ipynb", [IMPORTS, CHAT], metadata=metadata)
                         imports_seconds(lab)
                         painted = measure_paint(lab, latest, total, profile)
                         paints.append({**painted, **(measure_scroll(lab, scroll) if scroll else {})})
@@ -287,7 +290,7 @@ def run(counts: list[int], runs: int, keep: Path | None, profile: bool, scroll: 
                         imported = imports_seconds(lab)
                         restores.append({**measure_paint(lab, latest, total, profile), **imported})
                         lab.shutdown_kernels()
-                    rows.append((count, median_row(paints), median_row(restores)))
+                    rows.append((shape, count, median_row(paints), median_row(restores)))
             finally:
                 browser.close()
     finally:
@@ -299,8 +302,8 @@ def cell(value: Any, width: int, digits: int = 2) -> str:
     return f"{'-':>{width}}" if value is None else f"{value:>{width},.{digits}f}"
 
 
-def report(rows: list[tuple[int, dict[str, Any], dict[str, Any]]], profile: bool) -> None:
-    runs = rows[0][1]["runs"] if rows else 0
+def report(rows: list[tuple[str, int, dict[str, Any], dict[str, Any]]], profile: bool) -> None:
+    runs = rows[0][2]["runs"] if rows else 0
     print(f"first paint and restore, median of {runs} run(s); seconds from running the chat's cell (the kernel has"
           " imported notebook_chat already; 'imports' is that cell's time after Restart Kernel).\n"
           "  drawn: what the reader sees is complete (the list at its latest message, every message inside its box\n"
@@ -308,36 +311,57 @@ def report(rows: list[tuple[int, dict[str, Any], dict[str, Any]]], profile: bool
           "  longest task: over the whole window (longtask observer), 'at' when it started; msgs: drawn by then;\n"
           "  older figures: shown: the chat's new view is on the page; first: its first messages; latest: the latest\n"
           "    message's text; all: every message drawn ('-': not within the window, older messages are drawn lazily)")
-    print(f"{'messages':>9} {'':>8} {'imports':>8} {'drawn':>6} {'longest task':>13} {'at':>6} {'window':>7} "
-          f"{'msgs':>6} | {'shown':>6} {'first':>6} {'latest':>7} {'all':>6} {'tasks>50ms':>11} {'script':>7} "
-          f"{'layout':>7} {'style':>6} {'DOM nodes':>10}")
-    for count, first, restore in rows:
+    print(f"{'shape':>8} {'messages':>9} {'':>8} {'imports':>8} {'drawn':>6} {'longest task':>13} {'at':>6} "
+          f"{'window':>7} {'msgs':>6} | {'shown':>6} {'first':>6} {'latest':>7} {'all':>6} {'tasks>50ms':>11} "
+          f"{'script':>7} {'layout':>7} {'style':>6} {'DOM nodes':>10}")
+    for shape, count, first, restore in rows:
         for name, row in (("paint", first), ("restore", restore)):
             imported = f"{row['imports']:.2f}" if row.get("imports") is not None else ""
-            print(f"{count:>9,} {name:>8} {imported:>8} {cell(row['drawn'], 6)} {cell(row['longest'], 13, 3)} "
-                  f"{cell(row['longest_at'], 6)} {cell(row['window'], 7)} {cell(row['drawn_messages'], 6, 0)} | "
+            print(f"{shape:>8} {count:>9,} {name:>8} {imported:>8} {cell(row['drawn'], 6)} "
+                  f"{cell(row['longest'], 13, 3)} {cell(row['longest_at'], 6)} {cell(row['window'], 7)} "
+                  f"{cell(row['drawn_messages'], 6, 0)} | "
                   f"{cell(row['shown'], 6)} {cell(row['first'], 6)} {cell(row['latest'], 7)} {cell(row['all'], 6)} "
                   f"{cell(row['long_tasks'], 11, 0)} {cell(row['script'], 7)} {cell(row['layout'], 7)} "
                   f"{cell(row['style'], 6)} {cell(row['nodes'], 10, 0)}")
             if profile:
                 for function, seconds in row["top"]:
                     print(f"{'':>20}{seconds:7.3f}  {function}")
-    for count, _, restore in rows:
-        print(f"{count:>9,} {'imports':>8} after Restart Kernel: the cell {restore['imports']:.2f} s as the page sees"
-              f" it; in the kernel {restore['kernel_wall']:.2f} s wall, {restore['kernel_cpu']:.2f} s CPU (load average"
-              f" {os.getloadavg()[0]:.1f})")
-    if rows and rows[0][1].get("scroll_longest") is not None:
+    for shape, count, _, restore in rows:
+        print(f"{shape:>8} {count:>9,} {'imports':>8} after Restart Kernel: the cell {restore['imports']:.2f} s as the"
+              f" page sees it; in the kernel {restore['kernel_wall']:.2f} s wall, {restore['kernel_cpu']:.2f} s CPU"
+              f" (load average {os.getloadavg()[0]:.1f})")
+    if rows and rows[0][2].get("scroll_longest") is not None:
         print("scrolling up after the paint (300 px mouse-wheel notches over the list): longest task, worst jump of the"
               " message at the pointer beyond the notch, messages drawn before -> after")
-        for count, first, _ in rows:
-            print(f"{count:>9,} {'scroll':>8} longest task {first['scroll_longest']:.3f} s, jump "
+        for shape, count, first, _ in rows:
+            print(f"{shape:>8} {count:>9,} {'scroll':>8} longest task {first['scroll_longest']:.3f} s, jump "
                   f"{first['scroll_jump']:.1f} px, {first['scroll_before']:.0f} -> {first['scroll_after']:.0f} messages"
                   f" in {first['scroll_seconds']:.2f} s")
     print("targets: drawn of 1,000 <= 0.5 s, of 3,000 <= 1 s, no task over 0.1 s; restore of 1,000 <= 0.5 s")
-    by_count = {str(count): {"paint": {k: v for k, v in first.items() if k != "top"},
-                             "restore": {k: v for k, v in restore.items() if k != "top"}}
-                for count, first, restore in rows}
-    print(json.dumps(by_count))
+    verdicts(rows)
+    by_shape: dict[str, dict[str, Any]] = {}
+    for shape, count, first, restore in rows:
+        by_shape.setdefault(shape, {})[str(count)] = {"paint": {k: v for k, v in first.items() if k != "top"},
+                                                      "restore": {k: v for k, v in restore.items() if k != "top"}}
+    print(json.dumps(by_shape))
+
+
+# (figure, messages, limit in seconds): the issue's targets
+TARGETS = (("paint", 1000, "drawn", 0.5), ("paint", 3000, "drawn", 1.0), ("restore", 1000, "drawn", 0.5))
+LONGEST_TASK = 0.1
+
+
+def verdicts(rows: list[tuple[str, int, dict[str, Any], dict[str, Any]]]) -> None:
+    """Every target per shape, met or not, with its measured value."""
+    for shape, count, first, restore in rows:
+        for name, row in (("paint", first), ("restore", restore)):
+            checks = [(f"{name} drawn <= {limit:g} s", row["drawn"], limit)
+                      for kind, n, _, limit in TARGETS if kind == name and n == count]
+            if count in (1000, 3000):
+                checks.append((f"{name} longest task <= {LONGEST_TASK:g} s", row["longest"], LONGEST_TASK))
+            for label, value, limit in checks:
+                verdict = "met" if value <= limit else "MISSED"
+                print(f"target {shape:>8} {count:>6,} {label:<32} {value:6.3f}  {verdict}")
 
 
 if __name__ == "__main__":
@@ -348,5 +372,11 @@ if __name__ == "__main__":
     parser.add_argument("--profile", action="store_true", help="also print the page's hottest functions")
     parser.add_argument("--scroll", type=int, default=20, help="mouse-wheel notches up after each paint (0: none)")
     parser.add_argument("--from-source", action="store_true", help="the kernel compiles every module (no bytecode)")
+    parser.add_argument("--shape", default="plain",
+                        help=f"comma-separated kinds of conversation ({', '.join(SHAPES)}) or 'all'")
     args = parser.parse_args()
-    run(args.counts, args.runs, args.keep, args.profile, args.scroll, args.from_source)
+    chosen = SHAPES if args.shape == "all" else tuple(args.shape.split(","))
+    unknown = [shape for shape in chosen if shape not in SHAPES]
+    if unknown:
+        parser.error(f"unknown shape {', '.join(unknown)}: one of {', '.join(SHAPES)} or all")
+    run(args.counts, args.runs, args.keep, args.profile, args.scroll, args.from_source, chosen)
