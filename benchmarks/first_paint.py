@@ -44,6 +44,7 @@ if __name__ == "__main__":
 
 from import_time import environment
 from paint_shapes import SHAPES, shaped_record
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
@@ -189,7 +190,11 @@ def measure_paint(lab: Lab, latest: str, total: int, profile: bool = False) -> d
     before = metrics(cdp)
     lab.page.evaluate(RECORDER, [CELLS + ":nth-child(2)", latest, total])
     lab.start_cell(1)
-    lab.page.wait_for_function("() => window.__paint.done === true", timeout=300_000)
+    try:
+        lab.page.wait_for_function("() => window.__paint.done === true", timeout=120_000)
+    except PlaywrightTimeout:
+        seen = lab.page.evaluate("() => { const s = window.__paint; return {...s, counts: s.counts.slice(-5)}; }")
+        raise RuntimeError(f"the paint never settled within 120 s: {seen}") from None
     state: dict[str, Any] = lab.page.evaluate("() => window.__paint")
     after = metrics(cdp)
     top = top_functions(cdp.send("Profiler.stop")["profile"]) if profile else []
@@ -291,6 +296,8 @@ def run(counts: list[int], runs: int, keep: Path | None, profile: bool, scroll: 
                         restores.append({**measure_paint(lab, latest, total, profile), **imported})
                         lab.shutdown_kernels()
                     rows.append((shape, count, median_row(paints), median_row(restores)))
+                    print(f"measured {shape} {count}: paint drawn {rows[-1][2]['drawn']:.2f} s, longest task "
+                          f"{rows[-1][2]['longest']:.3f} s; restore drawn {rows[-1][3]['drawn']:.2f} s", flush=True)
             finally:
                 browser.close()
     finally:

@@ -211,3 +211,110 @@ def test_approve_on_a_pending_approval_restored_after_restart_in_a_long_conversa
         assert time.monotonic() < deadline, "the approved tool never ran"
         time.sleep(0.1)
     assert runs.read_text().splitlines() == ["Alpha"]
+
+
+# Conversations of other shapes: replies of heavy markdown (a heading, a table, code, math), long replies.
+def markdown_reply(n: int) -> str:
+    """A tall reply: four sections, each with a heading, a table, a python code block and one inline formula."""
+    section = (f"## Result {n}\n\nThe table:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n"
+               f"```python\nx = {n}\nprint(x)\n```\n\nAnd math $e^{{i\\pi}}+1=0$.\n\n")
+    return section * 4
+
+
+def long_reply(n: int, size: int) -> str:
+    """About `size` characters of markdown paragraphs and code, ending with a paragraph naming its end."""
+    unit = ("### Step\n\nThe residuals show no trend and the variance is stable across the range.\n\n"
+            "```python\nfor name, group in df.groupby('region'):\n    print(name)\n```\n\n")
+    return unit * (size // len(unit)) + f"End of long reply {n}.\n"
+
+
+def conversation_of(replies: list[str]) -> dict[str, Any]:
+    """Notebook metadata holding a conversation under KEY: a question before each of `replies` (ids u<n>, a<n>)."""
+    messages: list[dict[str, Any]] = []
+    for n, reply in enumerate(replies):
+        messages += [{"id": f"u{n}", "role": "user", "content": f"question {n}"},
+                     {"id": f"a{n}", "role": "assistant", "content": reply}]
+    record = {"version": 1, "messages": messages, "turns": [], "paused_turn": None,
+              "updated_at": "2026-01-01T00:00:00Z"}
+    return {"notebook_chat": {"version": 2, "conversations": {KEY: {"active": "main", "items": {"main": record}}}}}
+
+
+def open_chat_of(lab: Lab, replies: list[str], name: str) -> ChatPage:
+    """Show a chat of `replies`, wait until its latest reply is drawn whole and the page settled."""
+    lab.open_notebook(name, [CHAT], metadata=conversation_of(replies))
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.root.locator(f'.nbc-message[data-message-id="a{len(replies) - 1}"][data-drawn="true"]').wait_for()
+    lab.page.locator(LIST).scroll_into_view_if_needed()
+    lab.page.evaluate(SETTLED_SCROLL, LIST)
+    lab.page.evaluate(SETTLED)
+    return chat
+
+
+def wheel_up(lab: Lab, notches: int) -> list[tuple[str, float]]:
+    """Scroll up over the list a notch at a time, each until it settles: how far the message under the pointer moved
+    (notches that reached the list's top, where the wheel moves less, are left out)."""
+    box = lab.page.locator(LIST).bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + 60
+    lab.page.mouse.move(x, y)
+    moves = []
+    for _ in range(notches):
+        under: dict[str, Any] = lab.page.evaluate(UNDER_POINTER, [LIST, x, y])
+        lab.page.mouse.wheel(0, -NOTCH)
+        lab.page.evaluate(SETTLED_SCROLL, LIST)
+        top: float = lab.page.evaluate(TOP_OF, [LIST, under["id"]])
+        if lab.page.evaluate("(sel) => document.querySelector(sel).scrollTop", LIST) > 0:
+            moves.append((under["id"], top - under["top"]))
+    return moves
+
+
+def test_tall_replies_are_drawn_until_the_list_is_filled_not_a_fixed_count(lab: Lab) -> None:
+    open_chat_of(lab, [markdown_reply(n) for n in range(60)], "tall.ipynb")
+    # what is drawn above the view reaches the margin the list keeps ready (1.5 list heights), and without its oldest
+    # message it would not: nothing beyond what the box shows and that margin was drawn
+    above: dict[str, float] = lab.page.evaluate(
+        """(sel) => { const l = document.querySelector(sel); const [first, second] = l.querySelectorAll('.nbc-message');
+           return { top: l.scrollTop, height: l.clientHeight,
+                    first: second.getBoundingClientRect().top - first.getBoundingClientRect().top } }""",
+        LIST)
+    assert above["top"] >= 1.5 * above["height"]
+    assert above["top"] - above["first"] < 1.5 * above["height"]
+    drawn = drawn_ids(lab)
+    assert drawn == [i for n in range(60) for i in (f"u{n}", f"a{n}")][-len(drawn):]
+
+
+def test_markdown_replies_with_math_show_the_latest_reply_readable_with_its_formulas_rendered(lab: Lab) -> None:
+    chat = open_chat_of(lab, [markdown_reply(n) for n in range(300)], "markdown.ipynb")
+    latest = chat.root.locator('.nbc-message[data-message-id="a299"]')
+    expect(latest.locator(".nbc-content h2")).to_have_count(4)
+    expect(latest.locator(".nbc-content h2").first).to_have_text("Result 299")
+    expect(latest.locator(".nbc-content table")).to_have_count(4)
+    expect(latest.locator(".nbc-code pre").first).to_contain_text("x = 299")
+    expect(latest.locator(".nbc-content math")).to_have_count(4)
+    assert in_list_view(lab, "a299", ".nbc-content > p:last-child math")  # the reply's end shows, at the bottom
+    expect(chat.root.locator(".nbc-math-source")).to_have_count(0)  # no formula left as its TeX source
+
+
+def test_scrolling_up_through_markdown_replies_moves_by_the_notch_and_draws_their_formulas(lab: Lab) -> None:
+    chat = open_chat_of(lab, [markdown_reply(n) for n in range(300)], "markdown-scroll.ipynb")
+    before = len(drawn_ids(lab))
+    moves = wheel_up(lab, 25)
+    assert [(m, moved) for m, moved in moves if abs(moved - NOTCH) >= 4] == [], moves
+    drawn = drawn_ids(lab)
+    assert len(drawn) > before
+    replies = [i for i in drawn if i.startswith("a")]
+    for reply in replies:
+        expect(chat.root.locator(f'.nbc-message[data-message-id="{reply}"] .nbc-content math')).to_have_count(4)
+    expect(chat.root.locator(".nbc-math-source")).to_have_count(0)
+
+
+def test_a_200_kb_latest_reply_is_drawn_whole_with_its_end_at_the_bottom(lab: Lab) -> None:
+    replies = [f"reply {n}" for n in range(99)] + [long_reply(99, 200_000)]
+    chat = open_chat_of(lab, replies, "huge.ipynb")
+    latest = chat.root.locator('.nbc-message[data-message-id="a99"]')
+    expect(latest.locator(".nbc-content > p").last).to_have_text("End of long reply 99.")
+    assert in_list_view(lab, "a99", ".nbc-content > p:last-child")
+    expect(latest.locator(".nbc-content h3")).to_have_count(replies[-1].count("### Step"))
+    assert drawn_ids(lab)[-1] == "a99"
+

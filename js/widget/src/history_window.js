@@ -1,14 +1,21 @@
-// Which messages of a long conversation the list draws: the latest ones first, older ones only when the reader comes
-// near the top of what is drawn (scrolling up), a slice at a time, so the work of a first paint does not grow with the
-// conversation and a message nobody scrolls to costs nothing. No DOM here (unit-tested in test/history_window.test.js);
-// message_list.js draws what this decides.
+// Which messages of a long conversation the list draws: the latest one first, then older ones bottom-up, one at a time
+// within a frame budget, while the reader is near the top of what is drawn (which a first paint is until the list's box
+// is filled): so the work of a first paint is what the box shows, not a count of messages of any size, it does not
+// grow with the conversation, and a message nobody scrolls to costs nothing. No DOM here (unit-tested in
+// test/history_window.test.js); message_list.js draws what this decides.
 
-/** Messages drawn when a conversation first arrives (the latest ones); the rest wait until the reader nears them. */
-export const FIRST_PAINT = 12;
+/** Messages drawn straight from a snapshot into an empty list (the latest); the rest fill the box above it. */
+export const FIRST_PAINT = 1;
 /** Older messages are drawn while the reader is within this many list heights of the top of what is drawn. */
 export const NEAR_TOP_VIEWS = 1.5;
-/** At most this many older messages are drawn in one go (the frame budget may stop a slice earlier). */
-export const SLICE = 8;
+/** Older messages are taken this many at a time (the frame budget is checked after each slice). */
+export const SLICE = 1;
+/** Main-thread time one frame may spend drawing older messages until the list's box is filled (the first paint). */
+export const FILL_BUDGET_MS = 32;
+/** ... and once it is filled (the reader scrolls up): the frames stay smooth. */
+export const FRAME_BUDGET_MS = 8;
+/** The box counts as filled once this share of a list height is drawn above what it shows. */
+export const FILLED_ABOVE = 0.25;
 
 /**
  * @template {{id: string}} M
@@ -49,6 +56,14 @@ export class HistoryWindow {
    */
   wantsOlder(scrollTop, clientHeight) {
     return this.older.length > 0 && scrollTop < clientHeight * this.nearTop;
+  }
+
+  /**
+   * The main-thread time this frame may spend drawing older messages: more while the list's box is not filled yet.
+   * @param {number} scrollTop @param {number} clientHeight of the scrolling list
+   */
+  budget(scrollTop, clientHeight) {
+    return scrollTop < clientHeight * FILLED_ABOVE ? FILL_BUDGET_MS : FRAME_BUDGET_MS;
   }
 
   /**

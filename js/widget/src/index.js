@@ -3,6 +3,7 @@
 import "./styles.css";
 import { ChatView } from "./chat_view.js";
 import { detectLanguage, followLanguage, inLanguage, matchLanguage, t } from "./i18n.js";
+import { mayHoldMath, preloadKatex } from "./katex_lazy.js";
 import { connectNotebook } from "./metadata.js";
 import { PatchMismatch, StaleCopy } from "./patches.js";
 import { resolveViewText } from "./persist_text.js";
@@ -151,6 +152,8 @@ export default {
       const role = bridge.available ? { writer } : {};
       view.actions.send({ kind: "ready", notebook: bridge.available, cell_id: bridge.cellId ?? null, record,
         locale: language, ...role });
+      // the page waits for the kernel's first snapshot now: evaluate KaTeX meanwhile if the conversation holds math
+      if (mayHoldMath(record)) preloadKatex();
     }));
 
     return () => {

@@ -6,7 +6,7 @@ import { button, codeBlock, enhanceCodeBlocks, flash } from "./markdown.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { bound, t } from "./i18n.js";
-import { HistoryWindow } from "./history_window.js";
+import { FILL_BUDGET_MS, HistoryWindow } from "./history_window.js";
 import { ToolCard } from "./tool_card.js";
 import { leftOutText, usageText } from "./usage.js";
 
@@ -21,8 +21,6 @@ import { leftOutText, usageText } from "./usage.js";
  *   regenerate?: () => void, shifted?: () => void}} Hooks
  */
 
-/** Main-thread time a frame may spend on drawing older messages (a slice stops once it is spent). */
-export const FRAME_BUDGET_MS = 8;
 /** Main-thread time a frame may spend on a message's markdown (the rest of a big delta waits for the next frame). */
 export const RENDER_BUDGET_MS = 10;
 /**
@@ -33,7 +31,7 @@ class FrameScheduler {
   constructor() {
     /** @type {Set<MessageNode>} */
     this.dirty = new Set();
-    /** @type {(() => boolean) | null} background work after the renders; returns true while more remains */
+    /** @type {((frameStart: number) => boolean) | null} background work after the renders; true while more remains */
     this.background = null;
     this.frame = 0;
   }
@@ -54,7 +52,7 @@ class FrameScheduler {
       if (node.disposed) continue;
       if (!node.render(now)) this.add(node);
     }
-    if (this.background && !this.background()) this.background = null;
+    if (this.background && !this.background(now)) this.background = null;
     if (this.background) this.request();
   }
   dispose() {
@@ -111,13 +109,13 @@ export class MessageList {
 
   /**
    * @param {MessageView[]} messages the full list from a snapshot. A long conversation arriving into an empty list
-   * draws its latest messages only (history_window.js); older ones are drawn above them when the reader comes near
-   * (drawOlder), so a first paint costs the same at 30 messages as at 3,000 and the page never freezes.
+   * draws its latest message only (history_window.js); older ones are drawn above it, bottom-up within a frame budget,
+   * until the list's box is filled, then as the reader comes near (drawOlder), so a first paint costs what the box
+   * shows, the same at 30 messages as at 3,000, and the page never freezes.
    */
   reconcile(messages) {
     const all = messages.filter((m) => !m.hidden && (m.role === "user" || m.role === "assistant"));
     const visible = this.history.split(all, (id) => this.nodes.has(id));
-    this.el.dataset.older = String(this.history.remaining);
     const keep = new Set(visible.map((m) => m.id));
     for (const [id, node] of this.nodes) {
       if (!keep.has(id)) {
@@ -125,6 +123,7 @@ export class MessageList {
         this.nodes.delete(id);
       }
     }
+    this.el.dataset.older = String(this.history.remaining);
     // walk message elements only: other children (the Continue box) stay where they are
     let cursor = nextMessageEl(this.el.firstChild);
     for (const message of visible) {
@@ -144,40 +143,47 @@ export class MessageList {
   /** Older messages wait: look in the next frame whether the reader is near them (cheap when nothing waits). */
   drawOlderSoon() {
     if (this.history.remaining === 0 || this.scheduler.background) return;
-    this.scheduler.background = () => this.drawOlder();
+    this.scheduler.background = (frameStart) => this.drawOlder(frameStart);
     this.scheduler.request();
   }
 
   /**
-   * While the reader is near the top of what is drawn, draw older messages above it, a slice at a time until the frame
-   * budget is spent. Each is rendered before it goes in, so its height is final, and the message at the top of the
-   * reader's view stays where it is on screen. @returns {boolean} true while the frame budget stopped the drawing
+   * While the reader is near the top of what is drawn, draw older messages above it, one at a time until the frame's
+   * budget is spent (history_window.js: more while the box is not filled yet). Each is rendered before it goes in (a
+   * long one's first part: the scheduler draws the rest in the next frames), and the message at the top of the
+   * reader's view stays where it is on screen.
+   * @param {number} frameStart when this frame's work began @returns {boolean} true while the budget stopped it
    */
-  drawOlder() {
+  drawOlder(frameStart = performance.now()) {
     const list = this.el;
-    const start = performance.now();
     let drawn = 0;
     while (this.history.wantsOlder(list.scrollTop, list.clientHeight)) {
-      if (drawn > 0 && performance.now() - start > FRAME_BUDGET_MS) return true;
-      const fragment = document.createDocumentFragment();
-      for (const message of this.history.take()) {
-        const node = new MessageNode(message, this.hooks, this.scheduler, false);
-        node.render(performance.now());
-        this.nodes.set(message.id, node);
-        fragment.append(node.el);
-        drawn += 1;
+      const spent = performance.now() - frameStart;
+      // at least one message a frame, unless the frame's renders already took a first paint's budget
+      if (spent > this.history.budget(list.scrollTop, list.clientHeight) && (drawn > 0 || spent > FILL_BUDGET_MS)) {
+        return true;
       }
-      // the message at the top of the reader's view stays where it is on screen
-      const anchor = firstInView(list);
-      const before = anchor?.getBoundingClientRect().top ?? 0;
-      list.insertBefore(fragment, nextMessageEl(list.firstChild));
-      if (anchor) {
-        list.scrollTop += anchor.getBoundingClientRect().top - before;
-        this.hooks.shifted?.();
-      }
+      const [message] = this.history.take(1);
+      const node = new MessageNode(message, this.hooks, this.scheduler, false);
+      node.render(performance.now());
+      this.nodes.set(message.id, node);
+      this.insertAbove(node);
       this.el.dataset.older = String(this.history.remaining);
+      drawn += 1;
     }
     return false;
+  }
+
+  /** Put a drawn older message above the first drawn one, the one at the top of the view staying where it is. */
+  insertAbove(/** @type {MessageNode} */ node) {
+    const list = this.el;
+    const anchor = firstInView(list);
+    const before = anchor?.getBoundingClientRect().top ?? 0;
+    list.insertBefore(node.el, nextMessageEl(list.firstChild));
+    if (anchor) {
+      list.scrollTop += anchor.getBoundingClientRect().top - before;
+      this.hooks.shifted?.();
+    }
   }
 
   /**

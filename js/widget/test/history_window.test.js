@@ -1,7 +1,7 @@
 // Which messages of a long conversation the list draws (src/history_window.js). Run: cd js/widget && node --test
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { FIRST_PAINT, HistoryWindow } from "../src/history_window.js";
+import { FILLED_ABOVE, FILL_BUDGET_MS, FIRST_PAINT, FRAME_BUDGET_MS, HistoryWindow } from "../src/history_window.js";
 
 const conversation = (count, prefix = "m") => Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}` }));
 const ids = (messages) => messages.map((m) => m.id);
@@ -90,4 +90,21 @@ test("older messages are wanted only while some wait and the reader is near the 
   assert.equal(window.wantsOlder(0, 0), false); // a list that is not laid out (hidden) draws nothing
   while (window.remaining) window.take();
   assert.equal(window.wantsOlder(0, 600), false);
+});
+
+test("a frame may spend the first paint's budget until the list's box is filled, then only a smooth frame's", () => {
+  const window = new HistoryWindow();
+  const height = 700;
+  assert.equal(window.budget(0, height), FILL_BUDGET_MS); // nothing above the view yet: the box is being filled
+  assert.equal(window.budget(height * FILLED_ABOVE - 1, height), FILL_BUDGET_MS);
+  assert.equal(window.budget(height * FILLED_ABOVE, height), FRAME_BUDGET_MS);
+  assert.equal(window.budget(10 * height, height), FRAME_BUDGET_MS);
+  assert.ok(FILL_BUDGET_MS < 50 && FRAME_BUDGET_MS < FILL_BUDGET_MS); // neither is near a long task
+});
+
+test("a first paint draws the latest message straight away and takes older ones one at a time", () => {
+  const window = new HistoryWindow();
+  assert.deepEqual(ids(window.split(conversation(1000), none)), ["m999"]);
+  assert.deepEqual(ids(window.take()), ["m998"]);
+  assert.equal(window.remaining, 998);
 });
