@@ -11,6 +11,8 @@ machine wall-clock figures mostly measure the neighbours) of:
                      transcript) — the same at any N
   whole turn         a turn of a displayed chat on the kernel's loop (send, streamed reply, its boundaries, view
                      patches and notebook writes), per turn
+  view of a turn     the part of that turn the view stream spends (snapshots, view patches, deltas) — the same at
+                     any N
 and the bytes kernel->browser per streaming save and for displaying the unchanged chat. No kernel, no browser: the
 widget's outgoing messages are captured where they would go to the comm.
 """
@@ -37,7 +39,7 @@ from notebook_chat.persistence import read_record
 from notebook_chat.providers import DemoModel
 
 TARGETS = {"read_record": 15.0, "chat_from_record": 25.0, "streaming_autosave": 2.0}
-NAMES = ("read_record", "chat_from_record", "streaming_autosave", "boundary_autosave", "whole_turn")
+NAMES = ("read_record", "chat_from_record", "streaming_autosave", "boundary_autosave", "whole_turn", "view_of_a_turn")
 
 
 def timed(work: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -96,7 +98,7 @@ def measure(count: int) -> dict[str, Any]:
     figures["streaming_autosave"] = timed(stream_save, repeat * 3)
     figures["streaming_persist_bytes"] = persist_bytes(posted) // max(1, len(posted))
     engine.state.messages.remove(reply)
-    figures["whole_turn"] = whole_turns(json.loads(json.dumps(data)), 8)
+    figures["whole_turn"], figures["view_of_a_turn"] = whole_turns(json.loads(json.dumps(data)), 8)
     return figures
 
 
@@ -112,26 +114,54 @@ async def streamed_reply(body: dict[str, Any], cancel: object) -> Any:
     return chunks()
 
 
-def whole_turns(data: dict[str, Any], turns: int) -> tuple[float, float]:
-    """(median, best) CPU ms per turn of a chat restored from `data`, each turn run on the loop to its end."""
+class ViewClock:
+    """The CPU time a chat's view stream spends (snapshots, view patches and deltas: the view part of a turn)."""
+
+    def __init__(self, chat: Chat) -> None:
+        self.spent = 0.0
+        self._depth = 0
+        stream = chat.widget._stream
+        for name in ("flush", "send_snapshot"):
+            setattr(stream, name, self._timed(getattr(stream, name)))
+
+    def _timed(self, work: Callable[..., None]) -> Callable[..., None]:
+        def run(*args: Any, **kwargs: Any) -> None:
+            self._depth += 1
+            start = time.process_time()
+            try:
+                work(*args, **kwargs)
+            finally:
+                self._depth -= 1
+                if not self._depth:
+                    self.spent += time.process_time() - start
+        return run
+
+
+def whole_turns(data: dict[str, Any], turns: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(median, best) CPU ms per turn of a chat restored from `data`, each turn run on the loop to its end, and the
+    same for the view part of each turn."""
     provider = streamed_reply
 
-    async def run() -> list[float]:
+    async def run() -> tuple[list[float], list[float]]:
         chat = Chat(provider, key="cell-1", restore_timeout=0)
         chat.widget._post = lambda message: None  # type: ignore[method-assign]
         await chat.restore(data, {"notebook": True, "cell_id": "cell-1"})
         await chat.send("warm up")
-        times = []
+        clock = ViewClock(chat)
+        times, views = [], []
         for number in range(turns):
             gc.collect()
+            clock.spent = 0.0
             start = time.process_time()
             await chat.send(f"question {number}")
             chat.widget.flush()
             times.append(time.process_time() - start)
-        return times
+            views.append(clock.spent)
+        return times, views
 
-    times = asyncio.run(run())
-    return statistics.median(times) * 1000, min(times) * 1000
+    times, views = asyncio.run(run())
+    return ((statistics.median(times) * 1000, min(times) * 1000),
+            (statistics.median(views) * 1000, min(views) * 1000))
 
 
 def main(counts: list[int]) -> None:

@@ -10,15 +10,18 @@ any shape the stored container takes:
 - ``{"op": "append", "path": P, "at": n, "text": T}``: the string at P, which is ``n`` UTF-16 code units long
   (JavaScript's ``length``), grows by T. Any other length means the copies differ: the patch is refused.
 
-:func:`diff` builds the ops that turn one record into another (lists of objects with ``id``s are aligned by id:
-a common head and tail, one splice between); :func:`apply_ops` is the reference applier (the browser's twin is
-``js/widget/src/patches.js``). Both sides refuse a patch that does not fit instead of guessing.
+:func:`diff` builds the ops that turn one record into another (lists are aligned by id after their equal head when
+the items after it are objects with ``id``s: a common head and tail, one splice between; other lists are set
+whole); :func:`apply_ops` is the reference applier (the browser's twin is ``js/widget/src/patches.js``). Both sides
+refuse a patch that does not fit instead of guessing.
 """
 
 from __future__ import annotations
 
+import operator
 import pickle
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 Path = list[str | int]
@@ -43,6 +46,24 @@ def copy_json(value: Any) -> Any:
     return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))  # our own in-memory value, never untrusted bytes
 
 
+LEAVES = (str, int, float, bool, type(None))
+
+
+def copy_sharing_leaves(value: Any) -> Any:
+    """A deep copy whose strings and numbers are the original's own objects (immutable, so sharing them is safe):
+    comparing the copy with the original later finds most leaves equal by identity, a third of the time of comparing
+    with a ``copy_json`` copy. Anything that is not JSON-shaped is copied whole (``copy_json``: it raises for what
+    can't be copied)."""
+    kind = type(value)
+    if kind is dict:
+        return {key: copy_sharing_leaves(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_sharing_leaves(item) for item in value]
+    if kind in LEAVES:
+        return value
+    return copy_json(value)
+
+
 # ------------------------------------------------------------------------------------------------------------ diff
 
 
@@ -65,26 +86,41 @@ def _diff_object(old: Mapping[str, Any], new: Mapping[str, Any], path: Path, ops
 
 
 def _diff_value(old: Any, new: Any, path: Path, ops: list[Op]) -> None:
+    if type(old) is list and type(new) is list:
+        _diff_list(old, new, path, ops)
+        return
     if type(old) is type(new) and old == new:
         return
     if type(old) is str and type(new) is str and len(new) > len(old) >= MIN_APPEND and new.startswith(old):
         ops.append({"op": "append", "path": path, "at": utf16_length(old), "text": new[len(old):]})
     elif type(old) is dict and type(new) is dict:
         _diff_object(old, new, path, ops)
-    elif type(old) is list and type(new) is list and _keyed(old) and _keyed(new):
-        _diff_keyed_list(old, new, path, ops)
+    else:
+        ops.append({"op": "set", "path": path, "value": copy_json(new)})
+
+
+def _diff_list(old: list[Any], new: list[Any], path: Path, ops: list[Op]) -> None:
+    limit = min(len(old), len(new))
+    equal = _equal_head(old, new, limit)  # one pass of the interpreter's deep equality over the common head
+    if equal == len(old) == len(new):
+        return
+    if _keyed(old[equal:]) and _keyed(new[equal:]):
+        _diff_keyed_list(old, new, path, ops, limit, equal)
     else:
         ops.append({"op": "set", "path": path, "value": copy_json(new)})
 
 
 def _keyed(items: Sequence[Any]) -> bool:
-    return all(type(item) is dict and "id" in item for item in items)
+    """Every item is an object with an ``id`` (checked at C speed)."""
+    return all(map(operator.is_, map(type, items), repeat(dict))) and all(map(dict.__contains__, items, repeat("id")))
 
 
-def _diff_keyed_list(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op]) -> None:
-    """Same ids at the head and the tail are diffed in place; what lies between is one splice."""
-    limit = min(len(old), len(new))
-    equal = head = _equal_head(old, new, limit)
+def _diff_keyed_list(old: Sequence[Any], new: Sequence[Any], path: Path, ops: list[Op], limit: int,
+                     equal: int) -> None:
+    """After the ``equal`` head (left as it is), same ids at the head and the tail are diffed in place; what lies
+    between is one splice. Only the items after that head need ids: a long conversation's unchanged messages are
+    neither checked nor walked."""
+    head = equal
     while head < limit and old[head]["id"] == new[head]["id"]:
         head += 1
     tail = 0

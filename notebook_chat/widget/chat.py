@@ -43,6 +43,7 @@ from . import recovery
 from .chat_conversations import ConversationsMixin
 from .chat_widget import ChatWidget
 from .kernel_context import current_cell_id
+from .message_views import MessageViews
 from .registry import note_displayed
 from .sync_run import run_sync
 from .view_model import conversation_view, message_view, skills_view, tool_results
@@ -140,6 +141,8 @@ class Chat(ConversationsMixin):
         self.page_locale: str | None = None
         """The language the page showing the widget reported (JupyterLab's language setting), None until then."""
         self._subscribers: list[Callable[[Any], None]] = []
+        self._message_views = MessageViews()
+        """The view's messages, kept from one snapshot to the next (built from what changed)."""
         self._autosave: ConversationAutosave | None = None
         self._restored = False
         self._record_refused = False
@@ -269,7 +272,7 @@ class Chat(ConversationsMixin):
     def view_state(self) -> dict[str, Any]:
         tools = self.engine.plugin("tools")
         summaries = tools.tool_summaries() if isinstance(tools, ToolPlugin) else {}
-        view = conversation_view(self.engine, summaries)
+        view = conversation_view(self.engine, summaries, self._message_views)
         view["skills"] = skills_view(self.skills)
         view["prompts"] = self.prompts
         view["conversations"] = self.conversations_view()

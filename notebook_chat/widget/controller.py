@@ -21,7 +21,10 @@ Unsubscribe = Callable[[], None]
 
 @runtime_checkable
 class ChatController(Protocol):
-    def view_state(self) -> View: ...
+    def view_state(self) -> View:
+        """The whole view. A message view it returns again at a later call (the same object) has not changed: a
+        changed message gets a new view object (the view stream keeps such views as the browsers' copy)."""
+        ...
 
     def subscribe(self, callback: EventCallback) -> Unsubscribe: ...
 

@@ -8,9 +8,11 @@ from typing import Any
 
 from ..engine import Message, MessageEngine
 from ..engine.conversation import MAX_TOOL_RESULT_CHARS
-from ..engine.usage import total_usage, usage_of
+from ..engine.usage import usage_of
 from ..plugins import SkillPlugin, continue_offer
 from ..plugins.tools import EDITED_NOTE_PREFIX
+from .message_views import MessageViews
+from .message_views import tool_results as tool_results
 from .recovery import retry_offer
 
 STOPPED_REASON = "cancelled by user"
@@ -24,10 +26,6 @@ def pretty_arguments(arguments: str, *, streaming: bool) -> str:
         return json.dumps(json.loads(arguments or "{}"), indent=2, ensure_ascii=False)
     except ValueError:
         return arguments
-
-
-def tool_results(messages: list[Message]) -> dict[str, Message]:
-    return {str(m.get("tool_call_id")): m for m in messages if m.get("role") == "tool"}
 
 
 def message_view(message: Message, results: dict[str, Message]) -> dict[str, Any]:
@@ -102,13 +100,12 @@ def _call_view(call: Any, entry: Mapping[str, Any], result: Message | None, load
     return view
 
 
-def conversation_view(engine: MessageEngine, tools: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def conversation_view(engine: MessageEngine, tools: dict[str, dict[str, Any]] | None = None,
+                      memo: MessageViews | None = None) -> dict[str, Any]:
     """The full view (docs/widget-protocol.md). Status goes as codes; the browser owns their wording.
-    ``tools``: ``{name: {"description", "approval"}}`` — cards show a tool's description."""
-    messages = engine.messages
-    results = tool_results(messages)
-    views = [message_view(m, results) for m in messages
-             if m.get("role") in ("user", "assistant") and not (m.get("metadata") or {}).get("hidden")]
+    ``tools``: ``{name: {"description", "approval"}}`` — cards show a tool's description. ``memo``: the views of
+    the earlier messages kept from the last call (the same view, built from what changed)."""
+    views, usage = (memo if memo is not None else MessageViews()).views(engine.messages, message_view)
     state = engine.state
     offer = continue_offer(engine)
     return {
@@ -117,7 +114,7 @@ def conversation_view(engine: MessageEngine, tools: dict[str, dict[str, Any]] | 
                    "error": state.error},
         "continue_offer": {"message_id": offer["message_id"], "reason": offer["reason"]} if offer else None,
         "retry_offer": retry_offer_view(engine),
-        "usage_total": total_usage(messages),
+        "usage_total": usage,
         "notice": state.notice,
         "tools": tools or {},
     }

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import operator
 from collections.abc import Callable
 from typing import Any
 
 from ..persistence.patches import copy_json, diff
 from .controller import ChatController, event_kind, event_message_id
 from .loops import current_loop
-from .view_copy import apply_delta, index_messages
+from .view_copy import apply_delta
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +62,17 @@ class ViewStream:
         self._loop = loop if loop is not None else current_loop()
         self._dirty: dict[str, None] = {}
         self._snapshot_due = False
-        self._sent: dict[str, Texts] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._due = 0.0
         self._closed = False
         self._copy: dict[str, Any] | None = None
-        """The view every browser holds (the last one sent, with the deltas since); None: send it whole."""
-        self._copy_ids: dict[str, dict[str, Any]] = {}
+        """The view every browser holds (the last one sent, with the deltas since); None: send it whole. Its
+        leading messages that the controller gave twice are the controller's own objects, which are never changed in
+        place; every other message is this copy's own."""
+        self._given: list[Any] = []
+        """The message views of the last view the controller gave (held: their ids are not reused)."""
+        self._owned: set[int] = set()
+        """The ``id()``s of the copy's messages that are its own (a delta changes them in place)."""
         self.revision = 0
         """The revision of that copy (a counter; a view_patch names the one it applies to)."""
 
@@ -104,21 +109,20 @@ class ViewStream:
             self.send_snapshot()
         elif ops:
             if self._post({"kind": "delta", "ops": ops}):
-                apply_delta(self._copy_ids, ops)
+                owned = {op["id"]: self._own(op["id"]) for op in ops}
+                apply_delta({key: message for key, message in owned.items() if message is not None}, ops)
             else:
                 self._copy = None  # the browsers missed text: the next snapshot goes whole
 
     def send_snapshot(self, *, whole: bool = False) -> None:
         """Send the view now: what changed since the browsers' copy, or the whole view when they have none or
-        ``whole`` (the answer to "ready" and "view_resync"). Forgets pending deltas, which it includes."""
+        ``whole`` (the answer to "ready" and "view_resync"). Forgets pending deltas, which it includes.
+
+        Costs what changed: a message view the controller gave last time too is the same unchanged object (the
+        ``ChatController`` contract), so the diff skips it by identity and the new copy keeps it instead of copying."""
         self._snapshot_due = False
         self._dirty.clear()
         view = self._controller.view_state()
-        self._sent = {
-            message["id"]: message_texts(message)
-            for message in view.get("messages", ())
-            if isinstance(message, dict) and isinstance(message.get("id"), str)
-        }
         base = None if whole else self._copy
         self.revision += 1
         if base is None:
@@ -127,16 +131,64 @@ class ViewStream:
             ops = diff(base, view)
             if not ops:
                 self.revision -= 1
+                self._keep(view)
                 return  # the browsers already show this view
             sent = self._post({"kind": "view_patch", "base": self.revision - 1, "revision": self.revision,
                                "ops": ops})
-        self._copy = copy_json(view) if sent else None  # not sent: the next snapshot goes whole
-        self._copy_ids = index_messages(self._copy) if self._copy is not None else {}
+        if sent:
+            self._keep(view)
+        else:
+            self._copy, self._given, self._owned = None, [], set()  # not sent: the next snapshot goes whole
+
+    def _keep(self, view: dict[str, Any]) -> None:
+        """Make the browsers' copy ``view``: the leading messages the controller gave last time too (the same
+        objects, found at C speed) are kept as they are, the rest and everything else copied."""
+        messages = view.get("messages")
+        if not isinstance(messages, list):
+            self._copy, self._given, self._owned = copy_json(view), [], set()
+            return
+        same = list(map(operator.is_, self._given, messages))
+        head = same.index(False) if False in same else len(same)
+        own = copy_json(messages[head:])
+        self._owned = set(map(id, own))
+        self._given = list(messages)
+        copied: dict[str, Any] = copy_json({key: value for key, value in view.items() if key != "messages"})
+        copied["messages"] = messages[:head] + own
+        self._copy = copied
+
+    def _find(self, message_id: str) -> int | None:
+        """The index of a message in the browsers' copy (searched from the end: the messages that change are the
+        latest ones)."""
+        messages = self._copy.get("messages") if self._copy is not None else None
+        if not isinstance(messages, list):
+            return None
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, dict) and message.get("id") == message_id:
+                return index
+        return None
+
+    def _held(self, message_id: str) -> dict[str, Any] | None:
+        index = self._find(message_id)
+        held: dict[str, Any] | None = None if index is None or self._copy is None else self._copy["messages"][index]
+        return held
+
+    def _own(self, message_id: str) -> dict[str, Any] | None:
+        """The copy's message, made the copy's own first (a delta is about to change it in place)."""
+        index = self._find(message_id)
+        if index is None or self._copy is None:
+            return None
+        messages = self._copy["messages"]
+        message = messages[index]
+        if id(message) not in self._owned:
+            message = messages[index] = copy_json(message)
+            self._owned.add(id(message))
+        return message  # type: ignore[no-any-return]
 
     def browser_text(self, message_id: str, field: str) -> str | None:
         """The text of a message's field ("content" | "reasoning_content") that every browser's view copy holds
         once what is pending is sent (call `flush` first); None when the browsers' copy is unknown."""
-        message = self._copy_ids.get(message_id) if self._copy is not None else None
+        message = self._held(message_id)
         value = message.get(field) if message is not None else None
         return value if isinstance(value, str) else None
 
@@ -157,10 +209,11 @@ class ViewStream:
         """Append ops for every dirty message, or None when only a snapshot can express the change."""
         ops: list[dict[str, str]] = []
         for message_id in self._dirty:
-            sent = self._sent.get(message_id)
+            held = self._held(message_id)
             view = self._controller.message_view(message_id)
-            if sent is None or view is None:
+            if held is None or view is None:
                 return None
+            sent = message_texts(held)
             current = message_texts(view)
             if current.keys() != sent.keys():
                 return None
@@ -171,7 +224,6 @@ class ViewStream:
                 if len(text) < len(old) or not text.startswith(old):
                     return None
                 ops.append({"id": message_id, "field": name, "append": text[len(old) :]})
-                sent[name] = text
         return ops
 
     def _post(self, message: dict[str, Any]) -> bool:
