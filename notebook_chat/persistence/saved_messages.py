@@ -19,7 +19,7 @@ from ..engine.conversation import Message, awaiting_call_ids, stored_form
 from ..engine.history import validate
 from ..engine.request import for_saving, is_empty_reply, odd_result
 from .blobs import pack_messages
-from .patches import copy_json
+from .patches import copy_sharing_leaves
 
 
 class SavedMessages:
@@ -79,7 +79,7 @@ class SavedMessages:
         if end <= 0 or awaiting_call_ids(kept[:end]):
             return
         try:
-            copies = copy_json(list(tail[:end]))
+            copies = copy_sharing_leaves(list(tail[:end]))
         except Exception:  # a value that can't be copied is the store's to refuse; nothing settles
             return
         settling = [message for message in kept[:end] if not is_empty_reply(message)]

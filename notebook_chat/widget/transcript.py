@@ -14,6 +14,8 @@ import contextlib
 import html
 import json
 from collections.abc import Iterable, Mapping
+from itertools import compress
+from operator import methodcaller
 from typing import Any, NamedTuple
 
 from ..engine.messages import content_text
@@ -51,19 +53,18 @@ def transcript_bundle(messages: Iterable[Mapping[str, Any]], *, title: str = "",
     results: dict[str, Mapping[str, Any]] = {}
     visible: list[Mapping[str, Any]] = []
     left_out = 0
-    older = reversed(items)  # the latest first: a call's results come after it, so they are seen first
-    for message in older:
+    index = len(items)
+    while index:  # the latest first: a call's results come after it, so they are seen first
+        index -= 1
+        message = items[index]
         role = message.get("role")
         if role == "tool":
             results.setdefault(str(message.get("tool_call_id")), message)
         elif role in ROLE_LABELS and not _hidden(message):
             if len(visible) == MAX_MESSAGES:
-                left_out = 1
+                left_out = _count_shown(items[:index + 1])
                 break
             visible.append(message)
-    for message in older:  # only counted
-        if message.get("role") in ROLE_LABELS and not _hidden(message):
-            left_out += 1
     visible.reverse()
     entries = [(str(m["role"]), _text(m.get("content"), locale), _calls(m, results, locale)) for m in visible]
     heading = say("transcript.heading_titled", locale, title=title) if title else say("transcript.heading", locale)
@@ -71,6 +72,18 @@ def transcript_bundle(messages: Iterable[Mapping[str, Any]], *, title: str = "",
     words = Words(heading, earlier, say("transcript.empty", locale),
                   {role: say(key, locale) for role, key in ROLE_LABELS.items()})
     return {"text/plain": _plain(words, entries), "text/html": _html(words, entries)}
+
+
+def _count_shown(messages: list[Mapping[str, Any]]) -> int:
+    """How many of ``messages`` the transcript would show, counted at C speed (a long conversation's older
+    messages are only counted, at every turn boundary): the user and assistant messages, less the hidden ones."""
+    shown = sum(map(ROLE_LABELS.__contains__, map(_ROLE, messages)))
+    with_metadata = compress(messages, map(_METADATA, messages))
+    return shown - sum(1 for message in with_metadata if message.get("role") in ROLE_LABELS and _hidden(message))
+
+
+_ROLE = methodcaller("get", "role")
+_METADATA = methodcaller("get", "metadata")
 
 
 def _hidden(message: Mapping[str, Any]) -> bool:
