@@ -153,6 +153,36 @@ def test_the_list_follows_a_streaming_reply_pauses_when_scrolled_up_and_jump_to_
     chat.wait_state("completed")
 
 
+LONG_REPLY = "".join(
+    f"## Part {n}\n\nParagraph {n} with **bold**, `code` and $x_{n}^2$.\n\n- item a{n}\n- item b{n}\n\n"
+    f"| k | v |\n|---|---|\n| a{n} | {n} |\n\n```python\nstep_{n} = {n} * 2\n```\n\n"
+    for n in range(1, 301)
+) + "The last line of the reply."
+"""About 40 KB of mixed markdown (more than a frame draws at once when it arrives whole), then one last line."""
+
+
+def test_a_long_reply_arriving_as_fast_as_possible_is_drawn_whole_with_its_last_line_in_view(lab: Lab) -> None:
+    setup = f'provider = ScriptedProvider().text({LONG_REPLY!r}, chunks=4000)\nchat = Chat(provider, key="fast")\nchat'
+    chat = open_chat(lab, "fast.ipynb", setup)
+    chat.send("Write it all")
+    chat.wait_state("completed", timeout=60_000)
+    lab.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    reply = chat.messages("assistant").last
+    assert reply.locator("h2").count() == 300
+    assert reply.locator("table").count() == 300
+    last = reply.locator(".nbc-content > p").last
+    assert last.inner_text() == "The last line of the reply."
+    box = chat.root.locator(".nbc-messages").evaluate(
+        "(l, last) => { const list = l.getBoundingClientRect(), line = last.getBoundingClientRect();"
+        " return { gap: l.scrollHeight - l.scrollTop - l.clientHeight, top: line.top - list.top,"
+        " bottom: list.bottom - line.bottom }; }",
+        last.element_handle(),
+    )
+    assert box["gap"] <= 2, f"the list is not at its bottom: {box}"
+    assert box["top"] >= 0, f"the last line is above the view: {box}"
+    assert box["bottom"] >= 0, f"the last line is below the view: {box}"
+
+
 @pytest.mark.parametrize("app", APPS)
 def test_a_chat_shown_again_opens_at_its_latest_message(lab: Lab, app: str) -> None:
     lab.app = app

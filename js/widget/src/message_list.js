@@ -259,6 +259,8 @@ class MessageNode {
     /** milliseconds an open-tail redraw costs (see render) */
     this.tailCost = 0;
     this.lastTailCost = 0;
+    /** the last markdown step drew the open tail again and nothing else */
+    this.tailOnly = false;
     this.pending = false;
     /** @type {Map<string, string>} */
     this.highlightCache = new Map();
@@ -495,8 +497,15 @@ class MessageNode {
     this.renderedContent = pending ? null : this.content;
     if (!pending) this.el.dataset.drawn = "true";
     if (!pending) this.announceIfFinished();
+    let cost = this.stream?.tailCost ?? 0;
+    if (streaming && !pending && this.tailOnly) {
+      // only the open tail was drawn again: the layout it causes (done now, once, instead of later in this frame)
+      // is part of its cost; a long open table, say, costs the page far more to lay out than to render
+      const layout = performance.now();
+      void this.body.offsetHeight;
+      cost += performance.now() - layout;
+    }
     this.lastRender = performance.now();
-    const cost = this.stream?.tailCost ?? 0;
     this.tailCost = Math.min(cost, this.lastTailCost);
     this.lastTailCost = cost;
     return !pending;
@@ -526,10 +535,12 @@ class MessageNode {
     }
     const step = this.stream.update(this.content);
     const code = step.code;
+    this.tailOnly = false;
     if (code && !step.reset && step.finished.length === 0 && this.openCode?.start === code.start) {
       this.drawCodePieces(code); // the same open code block: only its new pieces and its open rest
       return false;
     }
+    this.tailOnly = !step.reset && step.finished.length === 0 && !code;
     if (step.reset) this.body.replaceChildren();
     for (const node of this.tailNodes) node.remove();
     this.tailNodes = [];
