@@ -291,10 +291,13 @@ class Chat(ConversationsMixin):
         return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
 
     def message_view(self, message_id: str) -> dict[str, Any] | None:
+        """One message's view (the view stream reads a streaming message's texts from it at every flush): its
+        cards hold the results that came after it, so the cost does not grow with the messages before it."""
         messages = self.engine.messages
-        for message in reversed(messages):
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
             if message.get("id") == message_id:
-                return message_view(message, tool_results(messages) if message.get("tool_calls") else {})
+                return message_view(message, tool_results(messages[index + 1:]) if message.get("tool_calls") else {})
         return None
 
     async def send(self, text: str, *, temp_mentions: bool = False) -> None:

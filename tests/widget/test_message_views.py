@@ -23,7 +23,7 @@ from notebook_chat.widget.view_model import message_view
 
 from .test_incremental_persist import browser_sends, sent
 from .test_view_patches_in_a_chat import record
-from .widget_doubles import record_comms
+from .widget_doubles import RecordingComm, record_comms
 
 PNG = "iVBORw0KGgo" * 40
 
@@ -242,3 +242,15 @@ def test_a_late_result_for_a_settled_call_changes_its_card() -> None:
     shown, _ = views.views(messages, message_view)
 
     assert shown[1]["tool_calls"][0]["result"] == "found late"
+
+
+async def test_one_messages_view_shows_its_calls_results_as_the_whole_view_does(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider(), key="cell-1")
+    for message in conversation(3):
+        chat.engine.append_message(message)
+
+    whole = {view["id"]: view for view in chat.view_state()["messages"]}
+
+    assert chat.message_view("a1") == whole["a1"]
+    assert whole["a1"]["tool_calls"][0]["result"] == "found"
