@@ -51,8 +51,8 @@ def shaped_record(count: int, shape: str) -> dict[str, Any]:
             message["content"] = long_text(LONG_SIZES[::-1][n % len(LONG_SIZES)])
     elif shape == "tools":
         data["messages"] = with_three_tools(messages)[:count]
-        if data["messages"][-1]["role"] == "assistant" and data["messages"][-1].get("tool_calls"):
-            data["messages"].pop()  # a call without its results would look like a pending round
+        while not (data["messages"][-1]["role"] == "assistant" and data["messages"][-1].get("content")):
+            data["messages"].pop()  # it ends with a reply, as the other shapes do (not a round cut short)
     elif shape != "plain":
         raise ValueError(f"unknown shape {shape!r}: one of {', '.join(SHAPES)}")
     return data

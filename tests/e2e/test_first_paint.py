@@ -309,6 +309,35 @@ def test_scrolling_up_through_markdown_replies_moves_by_the_notch_and_draws_thei
     expect(chat.root.locator(".nbc-math-source")).to_have_count(0)
 
 
+# Records, the first time the latest reply's end paragraph is on the page, how much of the reply was drawn by then.
+WATCH_END = """([id, end]) => {
+  window.__end = null;
+  const observer = new MutationObserver(() => {
+    const m = document.querySelector(`[data-message-id="${id}"]`);
+    const last = m?.querySelector('.nbc-content > p:last-child');
+    if (last && last.textContent === end) {
+      window.__end = { drawn: m.dataset.drawn, sections: m.querySelectorAll('.nbc-content h3').length };
+      observer.disconnect();
+    }
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_a_200_kb_latest_reply_shows_its_end_first_then_the_rest_above_it(lab: Lab) -> None:
+    replies = [f"reply {n}" for n in range(99)] + [long_reply(99, 200_000)]
+    lab.open_notebook("huge-first.ipynb", [CHAT], metadata=conversation_of(replies))
+    lab.page.evaluate(WATCH_END, ["a99", "End of long reply 99."])
+    lab.run_cell(0)
+    lab.page.wait_for_function("() => window.__end !== null")
+    first: dict[str, Any] = lab.page.evaluate("() => window.__end")
+    sections = replies[-1].count("### Step")
+    assert first["drawn"] == "false", first  # its end came first, alone
+    assert first["sections"] < sections / 4, first
+    latest = ChatPage(lab).root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]')
+    expect(latest.locator(".nbc-content h3")).to_have_count(sections)  # then everything above it
+
+
 def test_a_200_kb_latest_reply_is_drawn_whole_with_its_end_at_the_bottom(lab: Lab) -> None:
     replies = [f"reply {n}" for n in range(99)] + [long_reply(99, 200_000)]
     chat = open_chat_of(lab, replies, "huge.ipynb")

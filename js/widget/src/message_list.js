@@ -2,7 +2,8 @@
 // reconciles by id. Markdown renders at most once per animation frame per message (less often when a render
 // is slow), never the whole conversation, and incrementally (streaming_markdown.js): finished blocks are drawn
 // once, only the open tail is redrawn, so a frame's work does not grow with the reply.
-import { button, codeBlock, enhanceCodeBlocks, flash } from "./markdown.js";
+import { button, codeBlock, enhanceCodeBlocks, flash, renderMarkdown } from "./markdown.js";
+import { BackwardText, LONG_MESSAGE } from "./long_message.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { bound, t } from "./i18n.js";
@@ -264,6 +265,8 @@ class MessageNode {
     this.pending = false;
     /** @type {Map<string, string>} */
     this.highlightCache = new Map();
+    /** a long message that arrived whole, drawn from its end (long_message.js); null otherwise */
+    this.backward = /** @type {BackwardText|null} */ (null);
     /** draws the content incrementally; null until the first render and after a redraw */
     this.stream = /** @type {MarkdownStream|null} */ (null);
     /** the body's nodes drawn from the stream's open tail (replaced each render) */
@@ -445,6 +448,7 @@ class MessageNode {
   /** Draw everything again from the text (e.g. the code toolbars changed). */
   redraw() {
     this.stream = null;
+    this.backward = null;
     this.markDirty();
   }
 
@@ -526,6 +530,8 @@ class MessageNode {
    * @returns {boolean} true when part of the text waits for the next frame
    */
   renderMarkdown() {
+    const backward = this.drawBackward();
+    if (backward !== null) return backward;
     if (!this.stream) {
       this.stream = new MarkdownStream();
       this.stream.live = this.el.dataset.loading === "true";
@@ -554,6 +560,28 @@ class MessageNode {
     this.tailNodes = [...tail.childNodes];
     this.body.append(tail);
     return step.pending;
+  }
+
+  /**
+   * A long message that arrived whole is drawn from its end, a slice of blocks at a time put above what is drawn
+   * (long_message.js): the reader at the bottom sees its end first. @returns {boolean|null} true while slices wait;
+   * null when it is not drawn so (short, streaming, raw HTML or link definitions: the streaming way)
+   */
+  drawBackward() {
+    if (this.backward && this.backward.text !== this.content) {
+      this.backward = null; // its text changed: drawn anew, the streaming way
+    } else if (!this.backward && !this.stream && this.el.dataset.loading !== "true"
+      && this.content.length >= LONG_MESSAGE) {
+      const backward = new BackwardText(this.content);
+      if (!backward.usable) return null;
+      this.backward = backward;
+      this.body.replaceChildren();
+      this.tailNodes = [];
+      this.openCode = null;
+    }
+    if (!this.backward) return null;
+    this.body.prepend(this.fragment(renderMarkdown(this.backward.next())));
+    return this.backward.pending;
   }
 
   /** An open code block with its toolbar, then its pieces. @param {import("./streaming_markdown.js").OpenCode} open */
