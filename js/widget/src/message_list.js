@@ -98,6 +98,10 @@ export class MessageList {
     this.live = false;
     /** @type {Map<string, MessageNode>} */
     this.nodes = new Map();
+    /** @type {string|null} the messages showing Edit / Regenerate (markLast), null while a turn runs */
+    this.lastUserId = null;
+    /** @type {string|null} */
+    this.lastReplyId = null;
     /** @type {HistoryWindow<MessageView>} which messages are drawn: the latest, and older ones as the reader nears them */
     this.history = new HistoryWindow();
     this.scheduler = new FrameScheduler();
@@ -166,6 +170,7 @@ export class MessageList {
       }
       const [message] = this.history.take(1);
       const node = new MessageNode(message, this.hooks, this.scheduler, false);
+      this.markIfLast(node, message.id);
       node.render(performance.now());
       this.nodes.set(message.id, node);
       this.insertAbove(node);
@@ -194,6 +199,7 @@ export class MessageList {
    */
   markLast(userId, replyId, enabled) {
     this.lastUserId = enabled ? userId : null;
+    this.lastReplyId = enabled ? replyId : null;
     const marked = new Set([this.markedUser, this.markedReply, userId, replyId]);
     for (const id of marked) {
       const node = id ? this.nodes.get(id) : null;
@@ -201,6 +207,14 @@ export class MessageList {
     }
     this.markedUser = userId;
     this.markedReply = replyId;
+  }
+
+  /** A message drawn after the last `markLast` (an older one, drawn as the reader nears it) gets its buttons too.
+   * @param {MessageNode} node @param {string} id */
+  markIfLast(node, id) {
+    if (id === this.lastUserId || id === this.lastReplyId) {
+      node.setLastActions(id === this.lastUserId, id === this.lastReplyId);
+    }
   }
 
   /** @param {{id: string, field: string, append: string}[]} ops */
