@@ -71,6 +71,8 @@ class ActionTarget(Protocol):
 
     async def on_view_resync(self, payload: dict[str, Any]) -> None: ...
 
+    async def on_view_older(self, payload: dict[str, Any]) -> None: ...
+
 
 Handler = Callable[[ActionTarget, dict[str, Any]], Awaitable[Any]]
 
@@ -167,6 +169,8 @@ ACTIONS: dict[str, ActionKind] = {
         "stale": Field((bool,), required=False, nullable=True),
     }, lambda target, p: target.on_persisted(p)),
     "view_resync": ActionKind({}, lambda target, p: target.on_view_resync(p)),
+    "view_older": ActionKind({"before": Field((str,), max_len=MAX_ID, non_empty=True)},
+                             lambda target, p: target.on_view_older(p)),
 }
 
 

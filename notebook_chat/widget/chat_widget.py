@@ -217,6 +217,10 @@ class ChatWidget(anywidget.AnyWidget):
         """A view could not apply a ``view_patch`` (its copy is not the one the patch needs): send the whole view."""
         self._stream.send_snapshot(whole=True)
 
+    async def on_view_older(self, payload: dict[str, Any]) -> None:
+        """The reader nears the first message of the view's window: the window grows by the messages before it."""
+        self._stream.show_older(payload["before"])
+
     async def on_complete_mentions(self, payload: dict[str, Any]) -> None:
         """The composer typed ``@prefix``: answer with the matching variables (none without mentions)."""
         controller, prefix = self._controller, payload["prefix"]

@@ -10,13 +10,18 @@ sent before later deltas, so the browser sees changes in order.
 A snapshot costs what changed (``view_copy``): the browsers hold the view last sent (with the deltas since), so a
 snapshot goes as a ``view_patch`` of that copy — the messages and fields that changed — and whole only when a
 browser has no copy (``ready``) or lost it (``view_resync``).
+
+The view the browsers hold is a window of the conversation (``window_start``): its latest messages (the latest turn's
+at least), with ``older`` saying how many come before them. A first view thus costs what the reader sees first,
+however long the conversation; the browser asks for the messages before its window (``view_older``) as the reader
+nears them, and the window grows by a chunk (``older_start``), sent as a ``view_patch`` like any other change.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +32,16 @@ from .view_copy import apply_delta
 
 log = logging.getLogger(__name__)
 
+FIRST_WINDOW = 30
+"""A conversation's first view holds its latest this many messages (and at least the latest turn)."""
+OLDER_CHUNK = 40
+"""The window grows by at most this many messages at a time ..."""
+OLDER_CHUNK_CHARS = 256_000
+"""... and by about this much JSON (at least one message)."""
+
 Send = Callable[[dict[str, Any]], None]
+Window = tuple[Any, str | None, int]
+"""The browsers' window: (active conversation id, the id of its first message (None: no messages), its index)."""
 Texts = dict[str, str]
 """field ("content" | "reasoning_content" | "args:<tool_call_id>") -> text."""
 
@@ -48,6 +62,44 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def window_start(messages: list[Any], size: int = FIRST_WINDOW) -> int:
+    """Where a conversation's first view starts: its latest ``size`` messages, or its latest turn when that is
+    longer (the latest user message is in every view: Edit and Regenerate act on it)."""
+    last_user = len(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], dict) and messages[index].get("role") == "user":
+            last_user = index
+            break
+    return max(0, min(last_user, len(messages) - size))
+
+
+def older_start(messages: list[Any], start: int, chunk: int = OLDER_CHUNK) -> int:
+    """Where the window starting at ``start`` starts once it grew by a chunk: ``chunk`` messages or about
+    OLDER_CHUNK_CHARS of them, at least one."""
+    size, index = 0, start
+    while index > 0 and start - index < chunk:
+        size += len(json.dumps(messages[index - 1]))
+        if size > OLDER_CHUNK_CHARS and index < start:
+            break
+        index -= 1
+    return index
+
+
+def _active(view: dict[str, Any]) -> Any:
+    conversations = view.get("conversations")
+    return conversations.get("active") if isinstance(conversations, dict) else None
+
+
+def _index_of(messages: list[Any], message_id: str, hint: int) -> int | None:
+    """The index of the message with ``message_id`` (looked for at ``hint`` first)."""
+    if 0 <= hint < len(messages) and isinstance(messages[hint], dict) and messages[hint].get("id") == message_id:
+        return hint
+    for index, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("id") == message_id:
+            return index
+    return None
+
+
 class ViewStream:
     def __init__(
         self,
@@ -55,6 +107,9 @@ class ViewStream:
         controller: ChatController,
         interval: float = 0.03,
         loop: asyncio.AbstractEventLoop | None = None,
+        *,
+        first_window: int = FIRST_WINDOW,
+        older_chunk: int = OLDER_CHUNK,
     ) -> None:
         self._send = send
         self._controller = controller
@@ -75,6 +130,11 @@ class ViewStream:
         """The ``id()``s of the copy's messages that are its own (a delta changes them in place)."""
         self.revision = 0
         """The revision of that copy (a counter; a view_patch names the one it applies to)."""
+        self._first_window, self._older_chunk = first_window, older_chunk
+        self._window: Window | None = None
+        """Where the browsers' window of the messages starts (None: not decided yet)."""
+        self._grow: str | None = None
+        """The first message of the window, when the browsers asked for the messages before it."""
 
     def on_event(self, event: Any) -> None:
         """The controller's subscriber: called on the loop's thread for every change."""
@@ -122,7 +182,7 @@ class ViewStream:
         ``ChatController`` contract), so the diff skips it by identity and the new copy keeps it instead of copying."""
         self._snapshot_due = False
         self._dirty.clear()
-        view = self._controller.view_state()
+        view = self._window_of(self._controller.view_state(), whole=whole)
         base = None if whole else self._copy
         self.revision += 1
         if base is None:
@@ -140,20 +200,57 @@ class ViewStream:
         else:
             self._copy, self._given, self._owned = None, [], set()  # not sent: the next snapshot goes whole
 
+    @property
+    def held(self) -> int:
+        """How many messages come before the browsers' window (the view's ``older``)."""
+        return 0 if self._window is None else self._window[2]
+
+    def show_older(self, before: str) -> None:
+        """The browsers ask for the messages before ``before``, the first of their window: the window grows by a
+        chunk, sent at once as a ``view_patch``. Nothing happens when ``before`` is not the window's first message
+        (another view asked already, or the conversation changed: the browsers get that change anyway)."""
+        if self._window is None or self._window[1] != before or self._window[2] == 0:
+            return
+        self._grow = before
+        self.send_snapshot()
+
+    def _window_of(self, view: dict[str, Any], *, whole: bool) -> dict[str, Any]:
+        """The browsers' window of ``view``: its messages from the window's first on, and ``older``: how many come
+        before them (left out when none). The window keeps its first message while the conversation does (new
+        messages join it at the end); it starts at ``window_start`` for a conversation the browsers have not seen,
+        and for a whole view when the window held no message."""
+        messages = view.get("messages")
+        if not isinstance(messages, list):
+            return view
+        active, window = _active(view), self._window
+        start: int | None = None
+        if window is not None and window[0] == active and not (whole and window[1] is None):
+            _, first, index = window
+            start = _index_of(messages, first, index) if first is not None else None
+            if start is None:
+                start = min(index, len(messages))  # its first message went (removed): the next one starts it
+        if start is None:
+            start = window_start(messages, self._first_window)
+        if self._grow is not None and start < len(messages) and messages[start].get("id") == self._grow:
+            start = older_start(messages, start, self._older_chunk)
+        self._grow = None
+        first_id = messages[start].get("id") if start < len(messages) else None
+        self._window = (active, first_id if isinstance(first_id, str) else None, start)
+        return view if start == 0 else {**view, "messages": messages[start:], "older": start}
+
     def _keep(self, view: dict[str, Any]) -> None:
-        """Make the browsers' copy ``view``: the leading messages the controller gave last time too (the same
-        objects, found at C speed) are kept as they are, the rest and everything else copied."""
+        """Make the browsers' copy ``view``: the messages the controller gave last time too (the same objects,
+        which it never changes in place) are kept as they are, the rest and everything else copied."""
         messages = view.get("messages")
         if not isinstance(messages, list):
             self._copy, self._given, self._owned = copy_json(view), [], set()
             return
-        same = list(map(operator.is_, self._given, messages))
-        head = same.index(False) if False in same else len(same)
-        own = copy_json(messages[head:])
-        self._owned = set(map(id, own))
+        given = set(map(id, self._given))
+        kept = [message if id(message) in given else copy_json(message) for message in messages]
+        self._owned = {id(message) for message, held in zip(kept, messages, strict=True) if message is not held}
         self._given = list(messages)
         copied: dict[str, Any] = copy_json({key: value for key, value in view.items() if key != "messages"})
-        copied["messages"] = messages[:head] + own
+        copied["messages"] = kept
         self._copy = copied
 
     def _find(self, message_id: str) -> int | None:

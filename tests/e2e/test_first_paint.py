@@ -5,6 +5,8 @@ Restart Kernel in such a conversation still runs its tool. Timings are benchmark
 
 from __future__ import annotations
 
+import base64
+import re
 import time
 from typing import Any
 
@@ -112,6 +114,26 @@ def test_a_long_conversation_draws_only_its_latest_messages_at_the_bottom_in_vie
     assert drawn == IDS[-len(drawn):]  # the latest ones, in order
     assert len(drawn) < TOTAL // 10  # nobody scrolled: the older ones cost nothing
     assert chat.root.locator(".nbc-messages").get_attribute("data-older") == str(TOTAL - len(drawn))
+
+
+def test_the_first_view_the_kernel_sends_of_a_long_conversation_holds_only_its_latest_messages(lab: Lab) -> None:
+    lab.open_notebook("long-window.ipynb", [CHAT], metadata=long_conversation())
+    cdp = lab.page.context.new_cdp_session(lab.page)
+    cdp.send("Network.enable")
+    frames: list[bytes] = []
+    cdp.on("Network.webSocketFrameReceived", lambda event: frames.append(
+        base64.b64decode(event["response"]["payloadData"]) if event["response"]["opcode"] == 2
+        else event["response"]["payloadData"].encode()))
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.root.locator(f'.nbc-message[data-message-id="a{TOTAL // 2 - 1}"] .nbc-content strong').wait_for()
+    cdp.detach()
+
+    snapshots = [frame for frame in frames if b'"kind": "snapshot"' in frame]
+    assert len(snapshots) == 1
+    ids = re.findall(rb'"id": "([ua][0-9]+)"', snapshots[0])
+    assert ids[-1] == IDS[-1].encode()  # the latest message, then as far back as its window reaches
+    assert 0 < len(ids) < TOTAL // 10  # not the conversation: the kernel holds the older ones until asked
 
 
 def test_the_mouse_wheel_reveals_every_older_message_in_order_not_moving_the_one_under_the_pointer(lab: Lab) -> None:

@@ -22,6 +22,7 @@ VALID: dict[str, dict[str, Any]] = {
     "edit_and_resend": {"kind": "edit_and_resend", "message_id": "msg_1", "text": "shorter"},
     "complete_mentions": {"kind": "complete_mentions", "prefix": "df"},
     "view_resync": {"kind": "view_resync"},
+    "view_older": {"kind": "view_older", "before": "m1"},
     "new_conversation": {"kind": "new_conversation", "title": "Plots"},
     "switch_conversation": {"kind": "switch_conversation", "conversation_id": "c1"},
     "rename_conversation": {"kind": "rename_conversation", "conversation_id": "c1", "title": "Sales"},

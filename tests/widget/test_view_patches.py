@@ -1,5 +1,6 @@
 """Snapshots that cost what changed: after every flush of random change sequences the browser's copy of the view —
-built from the whole snapshot, the view patches and the deltas — equals the kernel's whole view, in the reference
+built from the whole snapshot, the view patches and the deltas — equals the kernel's view (its window of the
+messages, grown when the browser asks for older ones), in the reference
 (``view_copy.BrowserViewCopy``) and in the browser's own code (``js/widget/src/view_copy.js``, run in node); a patch
 for another revision makes the browser ask for the whole view, which the kernel sends."""
 
@@ -38,7 +39,7 @@ process.stdout.write(JSON.stringify(out));
 
 TEXTS = ["a", " ", "é", "😀", "中", "\n", "word "]
 STEPS = ["add", "insert", "remove", "stream", "reason", "args", "rewrite", "status", "call", "display", "switch",
-         "ready", "nothing"]
+         "ready", "older", "nothing"]
 
 
 def text(rng: random.Random, most: int = 12) -> str:
@@ -60,9 +61,11 @@ class Session:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.count = 0
-        self.controller = InMemoryController([self.new() for _ in range(self.rng.randint(0, 6))])
+        self.controller = InMemoryController([self.new() for _ in range(self.rng.randint(0, 12))])
         self.sent: list[dict[str, Any]] = []
-        self.stream = ViewStream(self.sent.append, self.controller, interval=3600)
+        # small windows, so that the browsers hold a window of the messages and ask for older ones
+        self.stream = ViewStream(self.sent.append, self.controller, interval=3600,
+                                 first_window=self.rng.randint(1, 5), older_chunk=self.rng.randint(1, 3))
         self.controller.subscribe(self.stream.on_event)
         self.stream.send_snapshot(whole=True)
         self.batches: list[list[dict[str, Any]]] = [list(self.sent)]
@@ -74,7 +77,10 @@ class Session:
         return message(self.rng, self.count)
 
     def view(self) -> Any:
-        return json.loads(json.dumps(self.controller.view_state()))
+        """The view the browsers should hold: the whole view, its messages from the stream's window on."""
+        view = json.loads(json.dumps(self.controller.view_state()))
+        held = self.stream.held
+        return {**view, "messages": view["messages"][held:], "older": held} if held else view
 
     def pick(self) -> dict[str, Any] | None:
         messages = self.controller.messages
@@ -118,6 +124,9 @@ class Session:
             controller.emit("state")
         elif kind == "ready":
             self.stream.send_snapshot(whole=True)
+        elif kind == "older" and self.expected[-1].get("older") and self.expected[-1]["messages"]:
+            # the browser asks for the messages before the first of the window it holds
+            self.stream.show_older(self.expected[-1]["messages"][0]["id"])
         if rng.random() < 0.6:
             self.flush()
 

@@ -41,6 +41,13 @@ async def turn_in_a_chat_of(count: int) -> tuple[Chat, list[dict[str, Any]]]:
     return chat, sent(chat)[before:]
 
 
+def window(chat: Chat) -> dict[str, Any]:
+    """The chat's view as the browsers hold it: its messages from the window's first on, with ``older``."""
+    view = json.loads(json.dumps(chat.view_state()))
+    held = chat.widget._stream.held
+    return {**view, "messages": view["messages"][held:], "older": held} if held else view
+
+
 def view_bytes(messages: list[dict[str, Any]]) -> int:
     return sum(len(json.dumps(m)) for m in messages if m["kind"] in (*VIEW_KINDS, "delta"))
 
@@ -57,7 +64,7 @@ async def test_a_turn_sends_as_many_view_bytes_in_a_long_conversation_as_in_a_sh
 async def test_the_browsers_copy_after_a_turn_is_the_chats_view(recording_comms: list[RecordingComm]) -> None:
     chat, _ = await turn_in_a_chat_of(50)
 
-    assert drawn(sent(chat)) == json.loads(json.dumps(chat.view_state()))
+    assert drawn(sent(chat)) == window(chat)
 
 
 async def test_a_view_resync_is_answered_with_the_whole_view(recording_comms: list[RecordingComm]) -> None:
@@ -70,3 +77,18 @@ async def test_a_view_resync_is_answered_with_the_whole_view(recording_comms: li
     assert [m["kind"] for m in answer] == ["snapshot"]
     assert answer[0]["view"] == json.loads(json.dumps(chat.view_state()))
     assert answer[0]["revision"] == chat.widget._stream.revision
+
+
+async def test_a_view_older_action_is_answered_with_the_messages_before_the_window_as_a_patch(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider(), key="cell-1")
+    await browser_sends(chat, {"kind": "ready", "notebook": True, "cell_id": "cell-1", "record": record(1_000)})
+    first = [m for m in sent(chat) if m["kind"] == "snapshot"][-1]["view"]
+    before = len(sent(chat))
+
+    await browser_sends(chat, {"kind": "view_older", "before": first["messages"][0]["id"], "request_id": "r1"})
+
+    answer = sent(chat)[before:]
+    assert [m["kind"] for m in answer] == ["view_patch", "action_result"]
+    assert drawn(sent(chat))["older"] < first["older"]
+    assert drawn(sent(chat)) == window(chat)

@@ -24,6 +24,7 @@ export const ACTIONS = {
   export_conversation: ["conversation_id", "format"],
   persisted: ["key", "ok", "error", "revision", "stale"],
   view_resync: [],
+  view_older: ["before"],
 };
 
 export class ActionSender {

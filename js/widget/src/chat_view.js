@@ -32,7 +32,7 @@ const END_REASONS = new Set(["max-tokens", "aborted", "error", "interrupted"]);
  *   continue_offer: {message_id: string|null, reason?: string}|null, notice?: string|null,
  *   commands?: {name: string, description?: string}[],
  *   tools?: Record<string, import("./tool_card.js").ToolInfo>, prompts?: string[],
- *   conversations?: import("./conversation_header.js").ConversationsView}} View
+ *   conversations?: import("./conversation_header.js").ConversationsView, older?: number}} View
  */
 
 export class ChatView {
@@ -82,6 +82,7 @@ export class ChatView {
       toolInfo: (name) => this.tools[name] ?? null,
       regenerate: () => this.regenerate(),
       shifted: () => this.follower.shifted(),
+      askOlder: (before) => this.actions.send({ kind: "view_older", before }, () => this.list.olderRefused()),
     });
     this.follower = new ScrollFollower(this.list.el);
     this.listBox = div("nbc-list-box");
@@ -140,12 +141,13 @@ export class ChatView {
     this.view = view;
     const hadFocus = this.el.contains(document.activeElement);
     if (view.tools && typeof view.tools === "object") this.tools = view.tools;
-    this.list.reconcile(view.messages ?? []);
+    const held = Number.isInteger(view.older) && view.older > 0 ? view.older : 0; // before the window: asked for later
+    this.list.reconcile(view.messages ?? [], held);
     this.empty.render({
       provider: this.title.textContent ?? "",
       tools: this.tools,
       prompts: Array.isArray(view.prompts) ? view.prompts : [],
-      empty: !(view.messages ?? []).some((m) => !m.hidden && (m.role === "user" || m.role === "assistant")),
+      empty: held === 0 && !(view.messages ?? []).some((m) => !m.hidden && (m.role === "user" || m.role === "assistant")),
     });
     this.skills.render(view.skills);
     this.conversations.render(view.conversations);

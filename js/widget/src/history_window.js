@@ -16,6 +16,8 @@ export const FILL_BUDGET_MS = 32;
 export const FRAME_BUDGET_MS = 8;
 /** The box counts as filled once this share of a list height is drawn above what it shows. */
 export const FILLED_ABOVE = 0.25;
+/** The kernel holds the messages before the view's window: they are asked for once this few wait here undrawn. */
+export const ASK_BELOW = 10;
 
 /**
  * @template {{id: string}} M
@@ -56,6 +58,14 @@ export class HistoryWindow {
    */
   wantsOlder(scrollTop, clientHeight) {
     return this.older.length > 0 && scrollTop < clientHeight * this.nearTop;
+  }
+
+  /**
+   * True when the messages before the view's window should be asked for now: the kernel holds some (`held`), few
+   * wait here undrawn, and none was asked for yet. @param {number} held @param {boolean} asked
+   */
+  wantsHeld(held, asked) {
+    return held > 0 && !asked && this.older.length <= ASK_BELOW;
   }
 
   /**

@@ -19,7 +19,7 @@ import { leftOutText, usageText } from "./usage.js";
  * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null,
  *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void,
  *   toolInfo: (name: string) => import("./tool_card.js").ToolInfo|null,
- *   regenerate?: () => void, shifted?: () => void}} Hooks
+ *   regenerate?: () => void, shifted?: () => void, askOlder?: (before: string) => void}} Hooks
  */
 
 /** Main-thread time a frame may spend on a message's markdown (the rest of a big delta waits for the next frame). */
@@ -104,6 +104,12 @@ export class MessageList {
     this.lastReplyId = null;
     /** @type {HistoryWindow<MessageView>} which messages are drawn: the latest, and older ones as the reader nears them */
     this.history = new HistoryWindow();
+    /** how many messages come before the view's window (the kernel holds them until asked: view_older) */
+    this.held = 0;
+    /** @type {string|null} the first message of the window when the messages before it were asked for */
+    this.asked = null;
+    /** @type {string|null} the first message of the view's window */
+    this.windowFirst = null;
     this.scheduler = new FrameScheduler();
     // scrolling up (wheel, keys, scrollbar) or the list growing taller (shown, resized) may bring older messages near
     this.onScroll = () => this.drawOlderSoon();
@@ -113,14 +119,20 @@ export class MessageList {
   }
 
   /**
-   * @param {MessageView[]} messages the full list from a snapshot. A long conversation arriving into an empty list
-   * draws its latest message only (history_window.js); older ones are drawn above it, bottom-up within a frame budget,
-   * until the list's box is filled, then as the reader comes near (drawOlder), so a first paint costs what the box
-   * shows, the same at 30 messages as at 3,000, and the page never freezes.
+   * @param {MessageView[]} messages the view's window of the conversation (its latest messages; every message when
+   * `held` is 0). A long conversation arriving into an empty list draws its latest message only (history_window.js);
+   * older ones are drawn above it, bottom-up within a frame budget, until the list's box is filled, then as the reader
+   * comes near (drawOlder), so a first paint costs what the box shows, the same at 30 messages as at 3,000, and the
+   * page never freezes. When few wait undrawn, the `held` ones before the window are asked for (askOlder): they come
+   * as a patch that puts them at the window's start, and are drawn the same way.
+   * @param {number} [held] how many messages come before the window (the kernel sends them when asked)
    */
-  reconcile(messages) {
+  reconcile(messages, held = 0) {
     const all = messages.filter((m) => !m.hidden && (m.role === "user" || m.role === "assistant"));
     const visible = this.history.split(all, (id) => this.nodes.has(id));
+    this.held = held;
+    this.windowFirst = messages[0]?.id ?? null;
+    if (this.asked !== this.windowFirst) this.asked = null; // the window changed: what was asked for came
     const keep = new Set(visible.map((m) => m.id));
     for (const [id, node] of this.nodes) {
       if (!keep.has(id)) {
@@ -128,7 +140,7 @@ export class MessageList {
         this.nodes.delete(id);
       }
     }
-    this.el.dataset.older = String(this.history.remaining);
+    this.countOlder();
     // walk message elements only: other children (the Continue box) stay where they are
     let cursor = nextMessageEl(this.el.firstChild);
     for (const message of visible) {
@@ -145,8 +157,26 @@ export class MessageList {
     this.drawOlderSoon();
   }
 
+  /** How many messages are not drawn yet (waiting here, or held by the kernel), for tests and benchmarks. */
+  countOlder() {
+    this.el.dataset.older = String(this.history.remaining + this.held);
+  }
+
+  /** The kernel holds the messages before the window and few wait here: ask for them (once per window). */
+  askHeld() {
+    if (!this.windowFirst || !this.history.wantsHeld(this.held, this.asked !== null) || !this.hooks.askOlder) return;
+    this.asked = this.windowFirst;
+    this.hooks.askOlder(this.windowFirst);
+  }
+
+  /** The kernel refused to send the older messages: ask again at the next chance. */
+  olderRefused() {
+    this.asked = null;
+  }
+
   /** Older messages wait: look in the next frame whether the reader is near them (cheap when nothing waits). */
   drawOlderSoon() {
+    this.askHeld();
     if (this.history.remaining === 0 || this.scheduler.background) return;
     this.scheduler.background = (frameStart) => this.drawOlder(frameStart);
     this.scheduler.request();
@@ -174,7 +204,8 @@ export class MessageList {
       node.render(performance.now());
       this.nodes.set(message.id, node);
       this.insertAbove(node);
-      this.el.dataset.older = String(this.history.remaining);
+      this.countOlder();
+      this.askHeld();
       drawn += 1;
     }
     return false;

@@ -2,6 +2,9 @@
 // copy (ops of patches.js) instead of the whole view, and `delta`s change the copy as they change the messages. A patch
 // for another revision, or one that does not fit, drops the copy: the view asks for the whole view (`view_resync`).
 // The reference is notebook_chat/widget/view_copy.py; tests drive both with the same messages.
+// One copy per message, not two: the view to draw shares what the copy does not own (a snapshot's parsed message,
+// which the drawing code only reads), and after a patch it shares the copy's messages (drawn nodes keep their own
+// text and compare a message by its JSON, so a later change to the copy in place cannot reach them unseen).
 
 import { PatchMismatch, applyOps } from "./patches.js";
 
@@ -26,7 +29,7 @@ export class ViewCopy {
       this.view = structuredClone(msg.view);
       this.revision = msg.revision ?? null;
       this.index();
-      return structuredClone(this.view);
+      return msg.view;
     }
     if (msg.kind === "delta") {
       if (this.view !== null) applyDelta(this.byId, msg.ops ?? []);
@@ -46,7 +49,7 @@ export class ViewCopy {
       this.view = view;
       this.revision = msg.revision;
       this.index();
-      return structuredClone(view);
+      return drawable(view);
     }
     return null;
   }
@@ -71,6 +74,16 @@ export class ViewCopy {
     this.byId = new Map();
     return RESYNC;
   }
+}
+
+/** The view to draw after a patch: its own copy of everything but the messages, which it shares with the copy.
+ * @param {any} view */
+function drawable(view) {
+  const { messages, ...rest } = view;
+  const drawn = structuredClone(rest);
+  if (Array.isArray(messages)) drawn.messages = messages.slice();
+  else if (messages !== undefined) drawn.messages = structuredClone(messages);
+  return drawn;
 }
 
 /** @param {Map<string, any>} byId @param {any[]} ops */

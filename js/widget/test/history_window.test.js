@@ -1,7 +1,9 @@
 // Which messages of a long conversation the list draws (src/history_window.js). Run: cd js/widget && node --test
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { FILLED_ABOVE, FILL_BUDGET_MS, FIRST_PAINT, FRAME_BUDGET_MS, HistoryWindow } from "../src/history_window.js";
+import {
+  ASK_BELOW, FILLED_ABOVE, FILL_BUDGET_MS, FIRST_PAINT, FRAME_BUDGET_MS, HistoryWindow,
+} from "../src/history_window.js";
 
 const conversation = (count, prefix = "m") => Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}` }));
 const ids = (messages) => messages.map((m) => m.id);
@@ -107,4 +109,14 @@ test("a first paint draws the latest message straight away and takes older ones 
   assert.deepEqual(ids(window.split(conversation(1000), none)), ["m999"]);
   assert.deepEqual(ids(window.take()), ["m998"]);
   assert.equal(window.remaining, 998);
+});
+
+test("the messages the kernel holds before the window are asked for once few wait undrawn, and not twice", () => {
+  const window = new HistoryWindow();
+  window.split(conversation(ASK_BELOW + 5), none);
+  assert.equal(window.wantsHeld(100, false), false); // enough wait here
+  window.take(5);
+  assert.equal(window.wantsHeld(100, false), true);
+  assert.equal(window.wantsHeld(100, true), false); // asked already: the answer is on its way
+  assert.equal(window.wantsHeld(0, false), false); // the kernel holds none: the window is the whole conversation
 });
