@@ -26,6 +26,9 @@ EN: Mapping[str, str] = {
     "notice.save_failed": "The conversation could not be saved: {error}",
     "notice.not_an_object": (
         "The conversation stored in this notebook is not a JSON object (got {type}); left untouched."),
+    "notice.packed_unreadable": (
+        "The conversation stored in this notebook reached the kernel compressed and could not be unpacked ({error}); "
+        "left untouched."),
     "notice.joined": "{first} {second}",
     # reading a stored conversation (persistence/loading.py)
     "load.unusable": "the stored conversation can't be used: {reason}",
@@ -170,6 +173,7 @@ ZH_CN: Mapping[str, str] = {
     "notice.refused_in_notebook": "{reason}。它在笔记本中保持原样；此对话不会被保存。",
     "notice.save_failed": "无法保存对话：{error}",
     "notice.not_an_object": "此笔记本中保存的对话不是 JSON 对象（而是 {type}）；保持原样。",
+    "notice.packed_unreadable": "此笔记本中保存的对话以压缩形式送达内核，但无法解压（{error}）；保持原样。",
     "notice.joined": "{first} {second}",
     "load.unusable": "无法使用保存的对话：{reason}",
     "load.conversations_unusable": "无法使用保存的对话列表：{error}",

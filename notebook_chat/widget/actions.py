@@ -122,6 +122,9 @@ ACTIONS: dict[str, ActionKind] = {
         # false: this view only renders (another view of the chat in its notebook writes, or its notebook does not
         # own the chat): the kernel sends it the view and changes nothing else
         "writer": Field((bool,), required=False, nullable=True),
+        # true: `record` is null and the record is the message's first binary buffer, gzip-compressed UTF-8 JSON
+        # (a long record; the widget unpacks it before the handler runs: chat_widget.unpacked_record)
+        "record_gzip": Field((bool,), required=False, nullable=True),
     }, lambda target, p: target.on_ready(p)),
     "send": ActionKind({"text": Field((str,), max_len=MAX_TEXT, non_empty=True),
                         "temp_mentions": Field((bool,), required=False, nullable=True)},

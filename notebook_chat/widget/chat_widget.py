@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import secrets
+import zlib
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -164,15 +166,17 @@ class ChatWidget(anywidget.AnyWidget):
         else:
             self._loop.call_soon_threadsafe(self._stream.on_event, event)
 
-    def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        self._loop.call_soon_threadsafe(self._dispatch, content)
+    def _on_custom_msg(self, _widget: Any, content: Any, buffers: Any) -> None:
+        self._loop.call_soon_threadsafe(self._dispatch, content, buffers)
 
-    def _dispatch(self, content: Any) -> None:
+    def _dispatch(self, content: Any, buffers: Any = None) -> None:
         try:
             action = parse_action(content)
         except ActionError as exc:
             self._answer(exc.request_id, self._say(exc))
             return
+        if action.kind == "ready" and action.payload.get("record_gzip") is True:
+            action.payload["record"] = unpacked_record(buffers)
         task = self._loop.create_task(self._run(action))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -205,7 +209,10 @@ class ChatWidget(anywidget.AnyWidget):
         if payload["locale"]:
             self.page_locale = info["locale"] = payload["locale"]
         record = payload["record"]
-        if record is not None and not isinstance(record, dict):
+        if isinstance(record, UnreadablePacked):
+            info["record_error"] = Notice("notice.packed_unreadable", error=record.error)
+            record = None
+        elif record is not None and not isinstance(record, dict):
             info["record_error"] = Notice("notice.not_an_object", type=type(record).__name__)
             record = None
         try:
@@ -245,6 +252,24 @@ class ChatWidget(anywidget.AnyWidget):
         content: Any = (controls.export_markdown(conversation_id) if wanted == "markdown"
                         else controls.export_cells(conversation_id))
         self._post({"kind": "export", "format": wanted, "conversation_id": conversation_id, "content": content})
+
+
+class UnreadablePacked:
+    """What a packed record that can't be unpacked becomes: ``on_ready`` refuses it with a notice and never writes
+    over the stored record."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def unpacked_record(buffers: Any) -> Any:
+    """The record a ``ready`` sent gzip-compressed in its first binary buffer (``record_gzip``; a long record, see
+    ``js/widget/src/record_pack.js``), or `UnreadablePacked`."""
+    try:
+        return json.loads(zlib.decompress(bytes(buffers[0]), wbits=31))
+    except Exception as exc:  # no buffer, not gzip, not JSON: all the same to the reader
+        log.debug("notebook_chat: the packed record could not be read", exc_info=True)
+        return UnreadablePacked(type(exc).__name__)
 
 
 def _carries_long_text(ops: list[Any]) -> bool:

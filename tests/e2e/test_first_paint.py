@@ -6,6 +6,7 @@ Restart Kernel in such a conversation still runs its tool. Timings are benchmark
 from __future__ import annotations
 
 import base64
+import json
 import re
 import time
 from typing import Any
@@ -24,10 +25,11 @@ KEY = "long"
 IDS = [f"{role}{n}" for n in range(TOTAL // 2) for role in ("u", "a")]
 
 
-def long_conversation() -> dict[str, Any]:
-    """Notebook metadata holding a conversation of TOTAL messages under KEY (as benchmarks/first_paint.py seeds it)."""
+def long_conversation(total: int = TOTAL) -> dict[str, Any]:
+    """Notebook metadata holding a conversation of `total` messages under KEY (as benchmarks/first_paint.py seeds
+    it)."""
     messages: list[dict[str, Any]] = []
-    for n in range(TOTAL // 2):
+    for n in range(total // 2):
         messages += [
             {"id": f"u{n}", "role": "user", "content": f"question {n}"},
             {"id": f"a{n}", "role": "assistant",
@@ -134,6 +136,24 @@ def test_the_first_view_the_kernel_sends_of_a_long_conversation_holds_only_its_l
     ids = re.findall(rb'"id": "([ua][0-9]+)"', snapshots[0])
     assert ids[-1] == IDS[-1].encode()  # the latest message, then as far back as its window reaches
     assert 0 < len(ids) < TOTAL // 10  # not the conversation: the kernel holds the older ones until asked
+
+
+def test_a_long_stored_conversation_reaches_the_kernel_compressed_and_whole(lab: Lab) -> None:
+    metadata = long_conversation(3000)
+    stored = len(json.dumps(metadata["notebook_chat"]["conversations"][KEY]))
+    lab.open_notebook("long-packed.ipynb", [CHAT, "print('KERNEL HOLDS', len(chat.messages))"], metadata=metadata)
+    cdp = lab.page.context.new_cdp_session(lab.page)
+    cdp.send("Network.enable")
+    sent: list[int] = []
+    cdp.on("Network.webSocketFrameSent", lambda event: sent.append(len(event["response"]["payloadData"])))
+    lab.run_cell(0)
+    ChatPage(lab).root.locator('.nbc-message[data-message-id="a1499"] .nbc-content strong').wait_for()
+    cdp.detach()
+    lab.run_cell(1)
+
+    assert lab.wait_for_output(1, "KERNEL HOLDS").strip() == "KERNEL HOLDS 3000"
+    assert stored > 200_000
+    assert max(sent) < stored // 4  # the ready message: the record went packed, not as its JSON
 
 
 def test_the_mouse_wheel_reveals_every_older_message_in_order_not_moving_the_one_under_the_pointer(lab: Lab) -> None:

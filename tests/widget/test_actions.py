@@ -8,7 +8,7 @@ from notebook_chat.widget.actions import ACTIONS, ActionError, parse_action
 
 VALID: dict[str, dict[str, Any]] = {
     "ready": {"kind": "ready", "notebook": True, "cell_id": "c1", "record": {"messages": []},
-              "locale": "zh-CN", "writer": True},
+              "locale": "zh-CN", "writer": True, "record_gzip": False},
     "send": {"kind": "send", "text": "hello", "temp_mentions": True},
     "stop": {"kind": "stop"},
     "approve": {"kind": "approve", "tool_call_id": "call_1", "arguments": '{"x": 1}'},
@@ -57,7 +57,8 @@ def test_optional_fields_default_to_none_when_absent() -> None:
 
 def test_optional_fields_accept_null() -> None:
     action = parse_action({"kind": "ready", "notebook": False, "cell_id": None, "record": None})
-    assert action.payload == {"notebook": False, "cell_id": None, "record": None, "locale": None, "writer": None}
+    assert action.payload == {"notebook": False, "cell_id": None, "record": None, "locale": None, "writer": None,
+                              "record_gzip": None}
 
 
 def test_an_unknown_kind_is_rejected_naming_the_known_kinds() -> None:

@@ -4,6 +4,8 @@ copy gets the whole view when it asks."""
 
 from __future__ import annotations
 
+import asyncio
+import gzip
 import json
 from typing import Any
 
@@ -92,3 +94,33 @@ async def test_a_view_older_action_is_answered_with_the_messages_before_the_wind
     assert [m["kind"] for m in answer] == ["view_patch", "action_result"]
     assert drawn(sent(chat))["older"] < first["older"]
     assert drawn(sent(chat)) == window(chat)
+
+
+async def test_a_record_sent_gzip_compressed_in_a_buffer_is_restored_as_the_same_record_sent_as_json(
+        recording_comms: list[RecordingComm]) -> None:
+    packed = gzip.compress(json.dumps(record(1_000)).encode())
+    plain, compressed = Chat(ScriptedProvider(), key="cell-1"), Chat(ScriptedProvider(), key="cell-1")
+    await browser_sends(plain, {"kind": "ready", "notebook": True, "cell_id": "cell-1", "record": record(1_000)})
+
+    compressed.widget._handle_custom_msg({"kind": "ready", "notebook": True, "cell_id": "cell-1", "record": None,
+                                          "record_gzip": True}, [memoryview(packed)])
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+    assert len(compressed.messages) == 1_000
+    assert compressed.messages == plain.messages
+    assert window(compressed) == window(plain)
+
+
+async def test_a_packed_record_that_cannot_be_read_is_refused_with_a_notice_and_nothing_is_written(
+        recording_comms: list[RecordingComm]) -> None:
+    chat = Chat(ScriptedProvider(), key="cell-1")
+
+    chat.widget._handle_custom_msg({"kind": "ready", "notebook": True, "cell_id": "cell-1", "record": None,
+                                    "record_gzip": True}, [memoryview(b"not gzip")])
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+    assert chat.messages == []
+    assert chat.view_state()["notice"]
+    assert not [m for m in sent(chat) if m["kind"] == "persist"]

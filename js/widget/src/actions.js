@@ -4,7 +4,7 @@ import { t } from "./i18n.js";
 
 /** @type {Record<string, string[]>} kind -> payload fields */
 export const ACTIONS = {
-  ready: ["notebook", "cell_id", "record", "locale", "writer"],
+  ready: ["notebook", "cell_id", "record", "locale", "writer", "record_gzip"],
   send: ["text", "temp_mentions"],
   stop: [],
   approve: ["tool_call_id", "arguments"],
@@ -28,7 +28,7 @@ export const ACTIONS = {
 };
 
 export class ActionSender {
-  /** @param {(msg: object) => void} post */
+  /** @param {(msg: object, buffers?: ArrayBuffer[]) => void} post */
   constructor(post) {
     this.post = post;
     this.prefix = Math.random().toString(36).slice(2, 8);
@@ -43,13 +43,14 @@ export class ActionSender {
    * @param {{kind: string} & Record<string, any>} msg
    * @param {(error: string) => void} [onError] shown next to the control that sent it
    * @param {(message: string|null) => void} [onDone] the kernel ran it (`message`: what a command said)
+   * @param {ArrayBuffer[]} [buffers] binary buffers sent with it (a packed record: `ready`'s `record_gzip`)
    */
-  send(msg, onError, onDone) {
+  send(msg, onError, onDone, buffers) {
     if (!(msg.kind in ACTIONS)) throw new Error(`unknown action kind ${msg.kind}`);
     const request_id = `${this.prefix}-${++this.counter}`;
     if (onError) this.onError.set(request_id, onError);
     if (onDone) this.onDone.set(request_id, onDone);
-    this.post({ ...msg, request_id });
+    this.post({ ...msg, request_id }, buffers);
     return request_id;
   }
 

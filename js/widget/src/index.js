@@ -7,6 +7,7 @@ import { mayHoldMath, preloadKatex } from "./katex_lazy.js";
 import { connectNotebook } from "./metadata.js";
 import { PatchMismatch, StaleCopy } from "./patches.js";
 import { resolveViewText } from "./persist_text.js";
+import { packRecord } from "./record_pack.js";
 
 const BRIDGE_TIMEOUT_MS = 5000;
 const IDLE_WAIT_MS = 200;
@@ -51,10 +52,10 @@ export default {
     let disposed = false;
     /** @type {ChatView} */
     let view;
-    const post = (/** @type {object} */ msg) => {
+    const post = (/** @type {object} */ msg, /** @type {ArrayBuffer[]|undefined} */ buffers = undefined) => {
       if (disposed || view.dead) return;
       try {
-        model.send(msg);
+        model.send(msg, undefined, buffers);
       } catch (err) {
         // the comm is gone (kernel restarted or shut down): say so instead of failing silently
         console.debug("notebook_chat: the kernel connection is gone", err);
@@ -134,26 +135,44 @@ export default {
     model.on("msg:custom", onMessage);
     model.on("change:header", onHeader);
 
-    seatReady.then((bridge) => here(() => {
+    seatReady.then((bridge) => here(async () => {
       if (disposed) return;
       view.setBridge(bridge);
       const key = model.get("key") || bridge.cellId;
       view.setDraftKey(`${bridge.path ?? ""}#${model.get("key") ?? ""}`);
       const writer = seat !== null && seat.writer();
+      /** @type {any} the page's own copy: only read here */
+      let stored = null;
+      /** @type {any} the record sent as JSON (a copy), when it is not packed */
       let record = null;
+      /** @type {ArrayBuffer|null} */
+      let packed = null;
       if (writer) {
         try {
-          record = bridge.read(key) ?? null;
+          stored = bridge.read(key, { copy: false }) ?? null;
+          // a long record goes gzip-compressed in a binary buffer (record_pack.js), a short one as a copy: both are
+          // taken now, before anything is awaited
+          const packing = packRecord(stored);
+          if (packing === null) record = structuredClone(stored);
+          else {
+            packed = await packing.catch((err) => {
+              console.warn("notebook_chat: could not compress the stored conversation", err);
+              return null;
+            });
+            if (packed === null) record = structuredClone(bridge.read(key, { copy: false }) ?? null);
+          }
         } catch (err) {
           console.warn("notebook_chat: could not read the stored conversation", err);
         }
       }
+      if (disposed) return;
       // a view that only renders says so (`writer: false`): the kernel sends it the view and changes nothing else
       const role = bridge.available ? { writer } : {};
-      view.actions.send({ kind: "ready", notebook: bridge.available, cell_id: bridge.cellId ?? null, record,
-        locale: language, ...role });
+      here(() => view.actions.send({ kind: "ready", notebook: bridge.available, cell_id: bridge.cellId ?? null,
+        record, locale: language, ...role, ...(packed !== null ? { record_gzip: true } : {}) },
+      undefined, undefined, packed !== null ? [packed] : undefined));
       // the page waits for the kernel's first snapshot now: evaluate KaTeX meanwhile if the conversation holds math
-      if (mayHoldMath(record)) preloadKatex();
+      if (mayHoldMath(stored)) preloadKatex();
     }));
 
     return () => {

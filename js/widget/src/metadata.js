@@ -37,7 +37,7 @@ export const FLUSH_AFTER_MS = 5000;
  *   via: 'extension' | 'widget-manager' | null,
  *   cellId: string | null,
  *   path: string | null,
- *   read: (key: string) => JsonObject | null,
+ *   read: (key: string, options?: {copy?: boolean}) => JsonObject | null,
  *   write: (key: string, record: JsonObject | null) => Promise<void>,
  *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}, options?: {coalesce?: boolean})
  *     => Promise<string | null>,
@@ -112,9 +112,10 @@ function makeHandle(via, context, listCells, el) {
     via,
     cellId,
     path: typeof context.path === 'string' ? context.path : null,
-    read(key) {
+    read(key, { copy = true } = {}) {
       const record = section.entry(key);
-      return record === null ? null : structuredClone(record);
+      // without a copy: the page's own, which the caller only reads (and must read before it awaits anything)
+      return record === null || !copy ? record : structuredClone(record);
     },
     async write(key, record) {
       if (typeof key !== 'string' || key === '' || !(record === null || isObject(record))) {
