@@ -69,10 +69,10 @@ class MessageViews:
             self.settled_calls += 1
         tail = messages[count:]
         results = {**self._results, **tool_results(tail)} if count else tool_results(tail)
-        built = [(index, build(message, results)) for index, message in enumerate(tail) if visible(message)]
         usage = add_usage(dict(self._usage), tail)
         settling = self._settle(tail, build)  # the first `settling` of the tail now have settled views
-        return self._views + [view for index, view in built if index >= settling], usage or None
+        built = [build(message, results) for message in tail[settling:] if visible(message)]  # the rest's, once
+        return self._views + built, usage or None
 
     def _late_result(self, messages: list[Message], count: int) -> bool:
         """A tool result after the settled prefix for a call in it (the call's settled card lacks it)."""

@@ -254,3 +254,17 @@ async def test_one_messages_view_shows_its_calls_results_as_the_whole_view_does(
 
     assert chat.message_view("a1") == whole["a1"]
     assert whole["a1"]["tool_calls"][0]["result"] == "found"
+
+
+def test_the_first_view_of_a_long_conversation_builds_each_message_view_once() -> None:
+    messages = record(1_000)["messages"]
+    built: list[str] = []
+
+    def build(message: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
+        built.append(message["id"])
+        return message_view(message, results)  # type: ignore[arg-type]
+
+    views, _ = MessageViews().views(messages, build)
+
+    assert [view["id"] for view in views] == [m["id"] for m in messages]
+    assert sorted(built) == sorted(m["id"] for m in messages)  # the settled ones are not built twice
