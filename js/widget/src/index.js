@@ -19,6 +19,10 @@ function whenIdle() {
     else setTimeout(resolve, 0);
   });
 }
+/** A promise resolved in a later task (the page may draw and handle input first). */
+function nextTask() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 const NO_NOTEBOOK = {
   available: false,
   cellId: null,
@@ -148,6 +152,10 @@ export default {
       /** @type {ArrayBuffer|null} */
       let packed = null;
       if (writer) {
+        // a task of its own: the module's evaluation and the view's construction came before, in one task (a long
+        // record takes 20-40 ms to stringify)
+        await nextTask();
+        if (disposed) return;
         try {
           stored = bridge.read(key, { copy: false }) ?? null;
           // a long record goes gzip-compressed in a binary buffer (record_pack.js), a short one as a copy: both are
