@@ -83,6 +83,7 @@ export class ChatView {
       regenerate: () => this.regenerate(),
       shifted: () => this.follower.shifted(),
       askOlder: (before) => this.actions.send({ kind: "view_older", before }, () => this.list.olderRefused()),
+      following: () => this.follower.following,
     });
     this.follower = new ScrollFollower(this.list.el);
     this.listBox = div("nbc-list-box");

@@ -11,6 +11,8 @@ import json from "highlight.js/lib/languages/json";
 import sql from "highlight.js/lib/languages/sql";
 import { bound, t } from "./i18n.js";
 
+/** @typedef {import("marked").Token} Token */
+
 hljs.registerLanguage("python", python);
 hljs.registerLanguage("javascript", javascript);
 hljs.registerLanguage("bash", bash);
@@ -21,15 +23,12 @@ const ALIASES = { py: "python", js: "javascript", sh: "bash", shell: "bash", con
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 marked.use(markedKatex({ throwOnError: false, output: "mathml" }));
 
-const purify = DOMPurify();
-// without a DOM (node tests of the markdown itself) DOMPurify has no sanitize: renderMarkdown then throws
-if (purify.isSupported) {
-  purify.addHook("afterSanitizeAttributes", (node) => {
-    if (node.tagName === "A" && node.hasAttribute("href")) {
-      node.setAttribute("target", "_blank");
-      node.setAttribute("rel", "noopener noreferrer");
-    }
-  });
+/** @param {Element} node */
+function linksOpenApart(node) {
+  if (node.tagName === "A" && node.hasAttribute("href")) {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer");
+  }
 }
 
 const SANITIZE = {
@@ -42,14 +41,43 @@ const SANITIZE = {
   ADD_FORBID_CONTENTS: ["annotation", "annotation-xml"],
 };
 
+// Two sanitizers with one policy, each configured once (a per-call config is parsed again at every call): one returns
+// a string, one the sanitized nodes themselves (no serializing and parsing them again to insert them). Without a DOM
+// (node tests of the markdown itself) DOMPurify has no sanitize: the render functions then throw.
+const purify = DOMPurify();
+const purifyNodes = DOMPurify();
+for (const [instance, config] of /** @type {const} */ ([[purify, SANITIZE],
+  [purifyNodes, { ...SANITIZE, RETURN_DOM_FRAGMENT: true }]])) {
+  if (!instance.isSupported) continue;
+  instance.setConfig(config);
+  instance.addHook("afterSanitizeAttributes", linksOpenApart);
+}
+
 /** Sanitize untrusted HTML (markdown output, tool displays). @param {string} html @returns {string} */
 export function sanitize(html) {
-  return /** @type {string} */ (purify.sanitize(html, SANITIZE));
+  return /** @type {string} */ (purify.sanitize(html));
+}
+
+/**
+ * Sanitize untrusted HTML into nodes ready to insert (the same policy as `sanitize`).
+ * @param {string} html @returns {DocumentFragment}
+ */
+export function sanitizeToFragment(html) {
+  return /** @type {DocumentFragment} */ (/** @type {unknown} */ (purifyNodes.sanitize(html)));
 }
 
 /** @param {string} text @returns {string} sanitized HTML */
 export function renderMarkdown(text) {
   return sanitize(markdownToHtml(text));
+}
+
+/**
+ * Sanitized nodes of markdown; `tokens`, when given, are `text` already lexed (top-level tokens whose `raw` strings
+ * concatenate to it), so it is not lexed again. @param {string} text @param {Token[]} [tokens]
+ * @returns {DocumentFragment}
+ */
+export function renderMarkdownFragment(text, tokens) {
+  return sanitizeToFragment(markdownHtml(text, tokens));
 }
 
 /** marked's HTML, unsanitized (never insert it as is). @param {string} text @returns {string} */
@@ -62,17 +90,52 @@ export function markdownToHtml(text) {
 }
 
 /**
- * The top-level block tokens of `text` (with the same extensions as the renderer), and a walker over every token
- * nested in them. Their `raw` strings concatenate to `text`.
+ * marked's HTML (unsanitized) of `text`, from its top-level `tokens` when they are given (the extensions here have
+ * no token walkers or hooks, so parsing the tokens gives what parsing the text gives).
+ * @param {string} text @param {Token[]} [tokens] @returns {string}
  */
+export function markdownHtml(text, tokens) {
+  if (!tokens) return markdownToHtml(text);
+  try {
+    return /** @type {string} */ (marked.parser(tokens));
+  } catch (err) {
+    return `<pre>${escapeHtml(text)}</pre>`;
+  }
+}
+
+/** The top-level block tokens of `text` (with the same extensions as the renderer); their `raw` strings concatenate
+ * to `text`. */
 export const markdownTokens = {
-  /** @param {string} text @returns {import("marked").Token[]} */
+  /** @param {string} text @returns {Token[]} */
   lex: (text) => marked.lexer(text),
-  /** @param {import("marked").Token[]} tokens @param {(token: import("marked").Token) => void} visit */
-  walk: (tokens, visit) => {
-    marked.walkTokens(tokens, visit);
-  },
 };
+
+const VOID_TAG = /^<(?:br|hr|img|wbr)\b[^<>]*>$/i;
+
+/**
+ * Whether blocks of these tokens rendered apart could differ from one render of the whole text: raw HTML other than
+ * void tags like <br> (an unclosed tag wraps later blocks once sanitized) or a link reference definition (it changes
+ * links anywhere). A token's children are looked at only when its source could hold either (a `<` or a `]:`), so the
+ * usual reply costs a look at each top-level token (marked's walkTokens concatenates arrays: quadratic in the tokens).
+ * @param {Token[]} tokens
+ */
+export function needsWholeRender(tokens) {
+  for (const token of tokens) {
+    if (token.type === "def" || (token.type === "html" && !VOID_TAG.test(token.raw.trim()))) return true;
+    if (!token.raw.includes("<") && !token.raw.includes("]:")) continue;
+    for (const children of childTokens(token)) if (needsWholeRender(children)) return true;
+  }
+  return false;
+}
+
+/** @param {Token} token @returns {Token[][]} the token lists nested in it */
+function childTokens(token) {
+  if (token.type === "table") {
+    return [...token.header, ...token.rows.flat()].map((cell) => cell.tokens);
+  }
+  if (token.type === "list") return [token.items];
+  return "tokens" in token && Array.isArray(token.tokens) ? [token.tokens] : [];
+}
 
 /** @param {string} text */
 export function escapeHtml(text) {
@@ -82,7 +145,7 @@ export function escapeHtml(text) {
 /**
  * Highlight code blocks of a freshly rendered element and give each a toolbar (Copy; Insert cell below when the
  * notebook bridge can). `cache` maps "lang\0code" to highlighted HTML so a streaming re-render stays cheap.
- * @param {HTMLElement} root
+ * @param {HTMLElement|DocumentFragment} root
  * @param {{cache: Map<string,string>, insertCell: ((code: string) => void) | null}} options
  */
 export function enhanceCodeBlocks(root, { cache, insertCell }) {

@@ -2,10 +2,12 @@
 // reconciles by id. Markdown renders at most once per animation frame per message (less often when a render
 // is slow), never the whole conversation, and incrementally (streaming_markdown.js): finished blocks are drawn
 // once, only the open tail is redrawn, so a frame's work does not grow with the reply.
-import { button, codeBlock, enhanceCodeBlocks, flash, renderMarkdown } from "./markdown.js";
+import { button, codeBlock, enhanceCodeBlocks, flash, renderMarkdownFragment } from "./markdown.js";
 import { BackwardText, LONG_MESSAGE } from "./long_message.js";
 import { mentionChips, renderChips } from "./mentions.js";
+import { preloadKatex } from "./katex_lazy.js";
 import { MarkdownStream } from "./streaming_markdown.js";
+import { SkippedBlocks, SLICE_CHARS, VIEW_SLICE_CHARS } from "./skipped_blocks.js";
 import { bound, t } from "./i18n.js";
 import { FILL_BUDGET_MS, HistoryWindow } from "./history_window.js";
 import { ToolCard } from "./tool_card.js";
@@ -19,11 +21,18 @@ import { leftOutText, usageText } from "./usage.js";
  * @typedef {{send: import("./tool_card.js").SendAction, insertCell: () => ((code: string) => void) | null,
  *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void,
  *   toolInfo: (name: string) => import("./tool_card.js").ToolInfo|null,
- *   regenerate?: () => void, shifted?: () => void, askOlder?: (before: string) => void}} Hooks
+ *   regenerate?: () => void, shifted?: () => void, askOlder?: (before: string) => void,
+ *   following?: () => boolean}} Hooks
  */
 
 /** Main-thread time a frame may spend on a message's markdown (the rest of a big delta waits for the next frame). */
 export const RENDER_BUDGET_MS = 10;
+/** In a reply that streamed, finished blocks that at least this many characters of its text already follow when they
+ * are drawn are skipped (drawn later, in their place): a reply arriving faster than it can be drawn shows its newest
+ * text first, while it streams and as it catches up after its end. */
+export const AHEAD_CHARS = 1_200;
+/** Main-thread time a frame spends on skipped blocks once the live text is drawn (more while they are in view). */
+export const SKIPPED_BUDGET_MS = 16;
 /**
  * Runs dirty renders once per frame: what changed (a streaming reply, an updated message, a message drawn for the first
  * time) renders in the next frame; then the background work (drawing older messages), if any, while the frame has time.
@@ -313,7 +322,7 @@ class MessageNode {
     /** a long message that arrived whole, drawn from its end (long_message.js); null otherwise */
     this.backward = /** @type {BackwardText|null} */ (null);
     /** draws the content incrementally; null until the first render and after a redraw */
-    this.stream = /** @type {MarkdownStream|null} */ (null);
+    this.stream = /** @type {MarkdownStream<DocumentFragment>|null} */ (null);
     /** the body's nodes drawn from the stream's open tail (replaced each render) */
     this.tailNodes = /** @type {ChildNode[]} */ ([]);
     /** an open code block drawn piece by piece (streaming_markdown.js): its element, pieces drawn, open rest */
@@ -339,6 +348,10 @@ class MessageNode {
     this.thinking.hidden = true;
     this.body = document.createElement("div");
     this.body.className = "nbc-content";
+    /** the message streamed here (it was loading, or deltas came): text far behind its end may be skipped */
+    this.streamed = false;
+    /** blocks a fast stream skipped, drawn later in their place */
+    this.skipped = new SkippedBlocks(this.body);
     this.tools = document.createElement("div");
     this.tools.className = "nbc-tools";
     this.error = document.createElement("div");
@@ -445,6 +458,11 @@ class MessageNode {
     const wasLoading = this.el.dataset.loading === "true";
     const loading = message.loading === true;
     this.el.dataset.loading = String(loading);
+    if (loading && !this.streamed) {
+      this.streamed = true;
+      // a reply is coming: evaluate KaTeX while the page waits for its text, not at its first formula
+      if (message.role === "assistant") preloadKatex();
+    }
     if (loading) this.el.setAttribute("aria-busy", "true");
     else this.el.removeAttribute("aria-busy");
     if (wasLoading && !loading && message.role === "assistant") this.announce = true;
@@ -472,6 +490,7 @@ class MessageNode {
   /** @param {string} field @param {string} text */
   append(field, text) {
     this.signature = "";
+    this.streamed = true;
     if (field === "content") this.setContent(this.content + text);
     else if (field === "reasoning_content") this.appendReasoning(text);
     else if (field.startsWith("args:")) this.cards.get(field.slice(5))?.appendArgs(text);
@@ -526,7 +545,34 @@ class MessageNode {
    * @param {number} now @returns {boolean} false to be called again next frame
    */
   render(now) {
-    if (this.renderedContent === this.content) return true;
+    const live = this.renderedContent === this.content || this.renderLive(now);
+    if (this.skipped.pending) this.drawSkipped(now, live);
+    if (!live || this.skipped.pending) return false;
+    this.el.dataset.drawn = "true";
+    this.announceIfFinished();
+    return true;
+  }
+
+  /**
+   * Draw the blocks a fast stream skipped, newest first: within the frame's first FILL_BUDGET_MS while they are in or
+   * near the reader's view, else (once the reply stopped streaming and its live text is drawn) SKIPPED_BUDGET_MS.
+   * @param {number} now when the frame's work began @param {boolean} live the live text is drawn
+   */
+  drawSkipped(now, live) {
+    const list = this.el.parentElement;
+    const near = list !== null && this.skipped.nearView(list, this.hooks.following?.() ?? false);
+    if (!near && (!live || this.el.dataset.loading === "true")) return;
+    const budget = near ? FILL_BUDGET_MS : SKIPPED_BUDGET_MS;
+    const chars = near ? VIEW_SLICE_CHARS : SLICE_CHARS;
+    do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, chars);
+    while (this.skipped.pending && performance.now() - now < budget
+      && (!near || this.skipped.nearView(list, this.hooks.following?.() ?? false)));
+  }
+
+  /**
+   * Draw the live text (see render). @param {number} now @returns {boolean} true once the drawn text is the latest
+   */
+  renderLive(now) {
     // Redrawing the open tail is the only work done again at every frame (finished blocks are drawn once): when it
     // is slow (a long open paragraph, list or table), it waits three times its cost, so repeated work stays within
     // a quarter of the time however long the tail grows. The cost is the smaller of the last two (a one-off, such
@@ -544,8 +590,6 @@ class MessageNode {
     }
     this.pending = pending;
     this.renderedContent = pending ? null : this.content;
-    if (!pending) this.el.dataset.drawn = "true";
-    if (!pending) this.announceIfFinished();
     let cost = this.stream?.tailCost ?? 0;
     if (streaming && !pending && this.tailOnly) {
       // only the open tail was drawn again: the layout it causes (done now, once, instead of later in this frame)
@@ -562,7 +606,7 @@ class MessageNode {
 
   /** A finished reply is read out once, as drawn (its text, not its markdown source). */
   announceIfFinished() {
-    if (!this.announce || this.el.dataset.loading === "true") return;
+    if (!this.announce || this.el.dataset.loading === "true" || this.skipped.pending) return;
     this.announce = false;
     const text = leadingText(this.body, 600);
     if (text !== "") this.hooks.replyFinished?.(text);
@@ -578,32 +622,40 @@ class MessageNode {
     const backward = this.drawBackward();
     if (backward !== null) return backward;
     if (!this.stream) {
-      this.stream = new MarkdownStream();
+      this.stream = new MarkdownStream(renderMarkdownFragment);
       this.stream.live = this.el.dataset.loading === "true";
+      this.skipped.clear();
       this.body.replaceChildren();
       this.tailNodes = [];
       this.openCode = null;
     }
+    this.stream.ahead = this.streamed ? AHEAD_CHARS : Infinity;
     const step = this.stream.update(this.content);
     const code = step.code;
     this.tailOnly = false;
-    if (code && !step.reset && step.finished.length === 0 && this.openCode?.start === code.start) {
+    if (code && !step.reset && !step.skipped && step.finished.length === 0 && this.openCode?.start === code.start) {
       this.drawCodePieces(code); // the same open code block: only its new pieces and its open rest
       return false;
     }
-    this.tailOnly = !step.reset && step.finished.length === 0 && !code;
-    if (step.reset) this.body.replaceChildren();
+    this.tailOnly = !step.reset && !step.skipped && step.finished.length === 0 && !code;
+    if (step.reset) {
+      this.skipped.clear();
+      this.body.replaceChildren();
+    }
     for (const node of this.tailNodes) node.remove();
     this.tailNodes = [];
     this.openCode = null;
-    for (const html of step.finished) this.body.append(this.fragment(html));
+    if (step.skipped) this.skipped.add(step.skipped);
+    for (const nodes of step.finished) this.body.append(this.enhanced(nodes));
     if (code) {
       this.startOpenCode(code);
       return false;
     }
-    const tail = this.fragment(step.tail);
-    this.tailNodes = [...tail.childNodes];
-    this.body.append(tail);
+    if (step.tail) {
+      const tail = this.enhanced(step.tail);
+      this.tailNodes = [...tail.childNodes];
+      this.body.append(tail);
+    }
     return step.pending;
   }
 
@@ -617,17 +669,23 @@ class MessageNode {
       this.backward = null; // its text changed: drawn anew, the streaming way
     } else if (!this.backward && !this.stream && this.el.dataset.loading !== "true"
       && this.content.length >= LONG_MESSAGE) {
-      const backward = new BackwardText(this.content);
-      if (!backward.usable) return null;
-      this.backward = backward;
+      this.backward = new BackwardText(this.content);
+      this.skipped.clear();
       this.body.replaceChildren();
       this.tailNodes = [];
       this.openCode = null;
     }
     if (!this.backward) return null;
-    this.body.prepend(this.fragment(renderMarkdown(this.backward.next())));
+    if (this.backward.lexing) {
+      this.backward.lexStep();
+      if (!this.backward.usable) this.backward = null; // raw HTML or link definitions: the streaming way
+      return this.backward ? true : null;
+    }
+    const slice = this.backward.next();
+    this.body.prepend(this.enhanced(renderMarkdownFragment(slice.text, slice.tokens)));
     return this.backward.pending;
   }
+
 
   /** An open code block with its toolbar, then its pieces. @param {import("./streaming_markdown.js").OpenCode} open */
   startOpenCode(open) {
@@ -657,19 +715,10 @@ class MessageNode {
     drawn.rest.innerHTML = open.open;
   }
 
-  /** @param {string} html sanitized @returns {DocumentFragment} */
-  fragment(html) {
-    const holder = document.createElement("div");
-    holder.innerHTML = html;
-    this.enhance(holder);
-    const fragment = document.createDocumentFragment();
-    fragment.append(...holder.childNodes);
-    return fragment;
-  }
-
-  /** @param {HTMLElement} root */
-  enhance(root) {
-    enhanceCodeBlocks(root, { cache: this.highlightCache, insertCell: this.hooks.insertCell() });
+  /** Sanitized nodes with their code blocks highlighted and given toolbars. @param {DocumentFragment} nodes */
+  enhanced(nodes) {
+    enhanceCodeBlocks(nodes, { cache: this.highlightCache, insertCell: this.hooks.insertCell() });
+    return nodes;
   }
 
   /** @param {import("./tool_card.js").ToolCallView[]} calls */

@@ -14,23 +14,31 @@
 // highlighter ends it outside any string or comment, and the open rest, highlighted again each frame — so a frame
 // costs about CODE_PIECE characters however long the block grows. Once the block is closed (or the message is no
 // longer live) it renders as any block, in one go, so the final HTML still equals one render of the whole text.
+// A reply that arrives faster than it can be drawn (`ahead`): finished blocks that at least `ahead` characters of text
+// already follow are not rendered when they finish but returned as `skipped` (source and tokens), so an update that
+// skips costs a lexing and the reader's view, at the end of the reply, is drawn first; the message list renders the
+// skipped blocks later, in their place (rendered separately, top-level blocks give the HTML of one whole render).
 // DOM-free: the message list inserts the HTML; node tests compare strings.
-import { codeLanguage, highlightPiece, markdownTokens, renderMarkdown } from "./markdown.js";
+import { codeLanguage, highlightPiece, markdownHtml, markdownTokens, needsWholeRender } from "./markdown.js";
 
 /**
  * @typedef {{start: number, lang: string|null, pieces: string[], open: string, source: string}} OpenCode
  *   an open code block at offset `start` of the text: highlighted HTML of its finished `pieces` (the same array,
  *   growing, while the block stays open: draw the new ones), then of the `open` rest; `source` its code so far.
- * @typedef {{reset: boolean, finished: string[], tail: string, pending: boolean, code?: OpenCode}} StreamStep
- *   reset: drop everything drawn so far first; finished: HTML of newly finished blocks, to keep (in order);
- *   tail: HTML of the open tail, replacing the previous tail ("" while pending); pending: more text waits for the
+ * @typedef {{text: string, tokens: import("marked").Token[]}} Blocks finished top-level blocks left unrendered: their
+ *   source and its tokens (lexed already), to render later, in their place
+ * @template [R=string]
+ * @typedef {{reset: boolean, skipped: Blocks|null, finished: R[], tail: R|null, pending: boolean, code?: OpenCode}}
+ *   StreamStep
+ *   reset: drop everything drawn so far first; skipped: finished blocks not rendered, because at
+ *   least `ahead` characters of text follow them (they go before `finished`); finished: HTML of newly finished blocks, to keep (in order);
+ *   tail: the open tail rendered, replacing the previous tail (null while pending); pending: more text waits for the
  *   next update (a big delta is drawn in several updates, `budget` characters at a time); code: the open tail is a
- *   long open code block, to draw from its pieces instead of `tail` (which is then "").
- * @typedef {{lex: (text: string) => import("marked").Token[],
- *   walk: (tokens: import("marked").Token[], visit: (token: import("marked").Token) => void) => void}} Tokens
+ *   long open code block, to draw from its pieces instead of `tail` (which is then null). R: what `render` makes
+ *   (HTML in the tests, sanitized nodes in the message list).
+ * @typedef {{lex: (text: string) => import("marked").Token[]}} Tokens
  */
 
-const VOID_TAG = /^<(?:br|hr|img|wbr)\b[^<>]*>$/i;
 const DISPLAY_MATH_OPENER = /^\${1,2}\n/;
 
 /** Characters past the finished blocks one update looks at (the message list runs several per frame while time
@@ -42,12 +50,15 @@ export const OPEN_CODE_MIN = 1_000;
 export const CODE_PIECE = 2_000;
 const FENCE = /^(?:(`{3,})([^`\n]*)|(~{3,})([^\n]*))\n/;
 
+/** @template [R=string] */
 export class MarkdownStream {
   /**
-   * @param {(text: string) => string} render markdown → HTML @param {Tokens} tokens
+   * @param {(text: string, tokens?: import("marked").Token[]) => R} render markdown (and, for finished blocks, its
+   *   top-level tokens, lexed already) → its rendering
+   * @param {Tokens} tokens
    * @param {number} budget characters past the finished blocks looked at per update (more while none finishes)
    */
-  constructor(render = renderMarkdown, tokens = markdownTokens, budget = BUDGET, highlight = highlightPiece) {
+  constructor(render = /** @type {any} */ (markdownHtml), tokens = markdownTokens, budget = BUDGET, highlight = highlightPiece) {
     this.render = render;
     this.tokens = tokens;
     this.budget = budget;
@@ -57,6 +68,9 @@ export class MarkdownStream {
     /** milliseconds the last update spent on its open tail (its share of the lexing, and its render): the work
      * that is done again at every update while the tail stays open (the message list throttles by it) */
     this.tailCost = 0;
+    /** finished blocks followed by at least this many characters of text are not rendered but returned as `skipped`
+     * (a reply arriving faster than it can be drawn: what the reader sees is its end); Infinity: never */
+    this.ahead = Infinity;
     this.reset();
   }
 
@@ -78,15 +92,17 @@ export class MarkdownStream {
     }
     if (this.whole) return this.wholeRender(text, true);
     const started = performance.now();
-    let end, tail, tokens, cut;
+    let end, tail, tokens, count;
     for (let size = this.budget; ; size *= 2) {
       // a block longer than the window (nothing finished in it) widens the window
       end = Math.min(text.length, this.done.length + size);
       tail = text.slice(this.done.length, end);
       tokens = this.tokens.lex(tail);
-      cut = finishedLength(tokens);
-      if (cut > 0 || end === text.length) break;
+      count = finishedCount(tokens);
+      if (count > 0 || end === text.length) break;
     }
+    let cut = 0;
+    for (let i = 0; i < count; i += 1) cut += tokens[i].raw.length;
     if (!this.incremental(tokens, tail)) {
       const hadFinished = this.done !== "";
       this.reset();
@@ -95,8 +111,15 @@ export class MarkdownStream {
     }
     const lexing = performance.now() - started;
     const finished = [];
+    let skipped = null;
     if (cut > 0) {
-      finished.push(this.render(tail.slice(0, cut)));
+      // the blocks that end at least `ahead` characters before the end of the text are skipped
+      let skip = 0;
+      let skipCut = 0;
+      const last = text.length - this.done.length - this.ahead;
+      while (skip < count && skipCut + tokens[skip].raw.length <= last) skipCut += tokens[skip++].raw.length;
+      if (skip > 0) skipped = { text: tail.slice(0, skipCut), tokens: tokens.slice(0, skip) };
+      if (skip < count) finished.push(this.render(tail.slice(skipCut, cut), tokens.slice(skip, count)));
       this.done += tail.slice(0, cut);
     }
     const open = tail.slice(cut);
@@ -105,13 +128,13 @@ export class MarkdownStream {
     // more text waits: the next update goes on from the finished blocks, so the open tail is not drawn now
     if (end < text.length) {
       this.tailCost = share;
-      return { reset, finished, tail: "", pending: true };
+      return { reset, skipped, finished, tail: null, pending: true };
     }
     const code = this.openCode(open, tokens);
-    const html = code ? "" : this.render(open);
+    const rendered = code ? null : this.render(open, tokens.slice(count));
     this.tailCost = share + performance.now() - tailStarted;
-    if (code) return { reset, finished, tail: "", pending: false, code };
-    return { reset, finished, tail: html, pending: false };
+    if (code) return { reset, skipped, finished, tail: null, pending: false, code };
+    return { reset, skipped, finished, tail: rendered, pending: false };
   }
 
   /** The whole text rendered again (all of it is the open tail). @param {string} text @param {boolean} reset */
@@ -119,7 +142,7 @@ export class MarkdownStream {
     const started = performance.now();
     const tail = this.render(text);
     this.tailCost = performance.now() - started;
-    return { reset, finished: [], tail, pending: false };
+    return { reset, skipped: null, finished: [], tail, pending: false };
   }
 
   /**
@@ -164,30 +187,25 @@ export class MarkdownStream {
   incremental(tokens, tail) {
     let length = 0;
     for (const token of tokens) length += token.raw.length;
-    if (length !== tail.length) return false; // the lexer normalized something: offsets would not match
-    let plain = true;
-    this.tokens.walk(tokens, (token) => {
-      if (token.type === "def" || (token.type === "html" && !VOID_TAG.test(token.raw.trim()))) plain = false;
-    });
-    return plain;
+    // the lexer normalized something (offsets would not match), or the blocks can't be rendered apart
+    return length === tail.length && !needsWholeRender(tokens);
   }
+
 }
 
 /**
- * How many characters at the start of the tail are finished blocks: all tokens before the last non-blank one,
- * stopping early at a paragraph that opens display math (`$$` closed later, after a blank line, makes one block).
+ * How many tokens at the start of the tail are finished blocks: all tokens before the last non-blank one, stopping
+ * early at a paragraph that opens display math (`$$` closed later, after a blank line, makes one block).
  * @param {import("marked").Token[]} tokens
  */
-export function finishedLength(tokens) {
+export function finishedCount(tokens) {
   let last = tokens.length - 1;
   while (last >= 0 && tokens[last].type === "space") last -= 1;
-  let cut = 0;
-  for (let i = 0; i < last; i += 1) {
-    const token = tokens[i];
-    if (token.type === "paragraph" && DISPLAY_MATH_OPENER.test(token.raw)) break;
-    cut += token.raw.length;
+  let count = 0;
+  while (count < last && !(tokens[count].type === "paragraph" && DISPLAY_MATH_OPENER.test(tokens[count].raw))) {
+    count += 1;
   }
-  return cut;
+  return count;
 }
 
 /**

@@ -1,18 +1,30 @@
 // A long message drawn from its end (src/long_message.js), against marked's whole render. Run: cd js/widget && node --test
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { markdownToHtml } from "../src/markdown.js";
+import { markdownHtml, markdownToHtml, markdownTokens, needsWholeRender } from "../src/markdown.js";
 import { BackwardText } from "../src/long_message.js";
 import { longReply, TRICKY } from "./markdown_samples.js";
 
-/** The HTML drawn: each slice rendered on its own and put above what is drawn. */
-function drawnBackward(text, slice) {
-  const back = new BackwardText(text, undefined, slice);
+/** Lex the whole text, a window at a time, as the message list does over frames. @param {BackwardText} back */
+function lexed(back) {
+  let steps = 0;
+  while (back.lexing) {
+    if ((steps += 1) > 100_000) throw new Error("lexing never ends");
+    back.lexStep();
+  }
+  return back;
+}
+
+/** The HTML drawn: each slice rendered from its tokens (as the message list does) and put above what is drawn. */
+function drawnBackward(text, slice, window = undefined) {
+  const back = lexed(new BackwardText(text, undefined, slice, window));
   if (!back.usable) return null;
   let html = "";
   let slices = 0;
   while (back.pending) {
-    html = markdownToHtml(back.next()) + html;
+    const next = back.next();
+    assert.equal(next.tokens.map((token) => token.raw).join(""), next.text);
+    html = markdownHtml(next.text, next.tokens) + html;
     slices += 1;
   }
   return { html, slices };
@@ -41,17 +53,58 @@ test("each tricky sample drawn from its end equals its whole render, or is left 
 });
 
 test("a text with a link reference definition or raw html is not drawn in slices", () => {
-  assert.equal(new BackwardText("see [a]\n\n[a]: https://example.com\n").usable, false);
-  assert.equal(new BackwardText("<div>\n\nx\n\n</div>\n").usable, false);
-  assert.equal(new BackwardText("a<br>b\n\nc\n").usable, true);
+  assert.equal(lexed(new BackwardText("see [a]\n\n[a]: https://example.com\n")).usable, false);
+  assert.equal(lexed(new BackwardText("<div>\n\nx\n\n</div>\n")).usable, false);
+  assert.equal(lexed(new BackwardText("a<br>b\n\nc\n")).usable, true);
+  assert.equal(lexed(new BackwardText(`${longReply(30_000)}\n\n- a list\n\n  [x]: https://example.com\n`, undefined,
+    undefined, 100)).usable, false);  // a definition nested in a list, in the last window
 });
 
 test("the last slice is drawn first and every block exactly once", () => {
   const text = "# one\n\ntwo\n\nthree\n";
-  const back = new BackwardText(text, undefined, 1);
+  const back = lexed(new BackwardText(text, undefined, 1, 3));
   const slices = [];
-  while (back.pending) slices.push(back.next());
+  while (back.pending) slices.push(back.next().text);
   assert.equal(slices[0], "three\n");
   assert.equal(slices.at(-1), "# one\n\n");
   assert.equal([...slices].reverse().join(""), text);
+});
+
+test("a long reply lexed a small window at a time gives the blocks of one lexing, and draws like one render", () => {
+  const text = longReply(60_000);
+  for (const window of [50, 1_000, 8_000]) {
+    const back = new BackwardText(text, undefined, 4_000, window);
+    let steps = 0;
+    while (back.lexing) {
+      back.lexStep();
+      steps += 1;
+    }
+    assert.ok(steps >= Math.floor(text.length / (2 * Math.max(window, 400))), `${steps} steps of ${window}`);
+    assert.deepEqual(back.blocks.map((token) => token.raw), markdownTokens.lex(text).map((token) => token.raw));
+    assert.equal(drawnBackward(text, 4_000, window)?.html, markdownToHtml(text), `window ${window}`);
+  }
+});
+
+test("nothing is drawn before the whole text is lexed, and each step lexes about a window", () => {
+  const text = longReply(40_000);
+  const sizes = /** @type {number[]} */ ([]);
+  const back = new BackwardText(text, { lex: (part) => { sizes.push(part.length); return markdownTokens.lex(part); } },
+    4_000, 2_000);
+  back.lexStep();
+  assert.equal(back.lexing, true);
+  assert.equal(back.end, 0); // no slice to draw yet
+  while (back.lexing) back.lexStep();
+  assert.ok(back.end > 0);
+  assert.ok(Math.max(...sizes) <= 4_000, `lexed up to ${Math.max(...sizes)} characters at once`);
+});
+
+test("whether blocks can be rendered apart looks past the top level only where a tag or a definition could be", () => {
+  assert.equal(needsWholeRender(markdownTokens.lex("> quote with <span>html</span>\n")), true);
+  assert.equal(needsWholeRender(markdownTokens.lex("- item\n\n  [ref]: https://example.com\n")), true);
+  assert.equal(needsWholeRender(markdownTokens.lex("| a |\n|---|\n| <b>x</b> |\n")), true);
+  assert.equal(needsWholeRender(markdownTokens.lex("a<br>b and `<code>` and 1 < 2\n\n```\n<div>\n```\n")), false);
+  const many = "para\n\n".repeat(20_000);
+  const started = performance.now();
+  assert.equal(needsWholeRender(markdownTokens.lex(many)), false);
+  assert.ok(performance.now() - started < 2_000);
 });

@@ -2,16 +2,24 @@
 // Run: cd js/widget && node --test
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { highlightPiece, markdownToHtml, markdownTokens } from "../src/markdown.js";
+import { highlightPiece, markdownHtml, markdownToHtml, markdownTokens } from "../src/markdown.js";
 import { BUDGET, CODE_PIECE, MarkdownStream, OPEN_CODE_MIN } from "../src/streaming_markdown.js";
 import { longReply, TRICKY } from "./markdown_samples.js";
 
-/** What the message list shows: kept finished HTML, then the open tail (mirrors message_list.js). */
+/**
+ * What the message list shows: kept finished HTML (and the runs of skipped blocks, in their place, rendered when the
+ * HTML is read, as the list draws them later), then the open tail (mirrors message_list.js).
+ */
 class Shown {
-  /** @param {(text: string) => string} render @param {number} budget */
-  constructor(render = markdownToHtml, budget = BUDGET, highlight = highlightPiece) {
+  /**
+   * @param {(text: string, tokens?: any[]) => string} render @param {number} budget
+   * @param {number} ahead the stream's `ahead` (Infinity: it never skips)
+   */
+  constructor(render = markdownHtml, budget = BUDGET, highlight = highlightPiece, ahead = Infinity) {
+    this.render = render;
     this.stream = new MarkdownStream(render, markdownTokens, budget, highlight);
-    this.finished = /** @type {string[]} */ ([]);
+    this.stream.ahead = ahead;
+    this.finished = /** @type {(string | import("../src/streaming_markdown.js").Blocks)[]} */ ([]);
     this.tail = "";
     this.steps = /** @type {import("../src/streaming_markdown.js").StreamStep[]} */ ([]);
   }
@@ -23,20 +31,25 @@ class Shown {
       if ((updates += 1) > 10_000) throw new Error("the stream never finishes drawing this text");
       step = this.stream.update(text);
       if (step.reset) this.finished = [];
+      if (step.skipped) this.finished.push(step.skipped);
       this.finished.push(...step.finished);
-      this.tail = step.tail;
+      this.tail = step.tail ?? "";
       this.steps.push(step);
     } while (step.pending);
     return this;
   }
   html() {
-    return this.finished.join("") + this.tail;
+    const drawn = this.finished.map((part) => (typeof part === "string" ? part : this.render(part.text, part.tokens)));
+    return drawn.join("") + this.tail;
   }
 }
 
-/** @param {string} text @param {number[]} cuts increasing lengths, the last one text.length */
-function streamed(text, cuts) {
-  const shown = new Shown();
+/**
+ * @param {string} text @param {number[]} cuts increasing lengths, the last one text.length
+ * @param {number} [ahead] the stream's `ahead`
+ */
+function streamed(text, cuts, ahead = Infinity) {
+  const shown = new Shown(markdownHtml, BUDGET, highlightPiece, ahead);
   for (const cut of cuts) shown.update(text.slice(0, cut));
   return shown;
 }
@@ -63,7 +76,7 @@ test("every prefix of each tricky sample streamed a character at a time renders 
 test("each tricky sample arriving at once and drawn a few characters at a time renders like the whole text", () => {
   let updates = 0;
   for (const [name, text] of Object.entries(TRICKY)) {
-    const shown = new Shown(markdownToHtml, 4).update(text);
+    const shown = new Shown(markdownHtml, 4).update(text);
     updates += shown.steps.length;
     assert.equal(shown.html(), markdownToHtml(text), name);
   }
@@ -120,7 +133,6 @@ function workWhileGrowing(before, growth, step) {
       if (counting) work.lexed += text.length;
       return markdownTokens.lex(text);
     },
-    walk: markdownTokens.walk,
   };
   const stream = new MarkdownStream((markdown) => {
     if (counting) work.rendered += markdown.length;
@@ -326,4 +338,53 @@ test("only a long open fence at the top level is drawn in pieces: short, closed,
   const tilde = new Shown().update(`~~~\n${long}`);
   assert.ok(tilde.steps[0].code, "a ~~~ fence without a language");
   assert.equal(textOf(tilde.steps[0].code.open), long);
+});
+
+test("a reply arriving faster than it is drawn skips blocks far from its end, and drawn in place they equal one render", () => {
+  const text = longReply(80_000);
+  for (const deltas of [1, 8, 40]) {
+    const shown = streamed(text, randomCuts(text.length, deltas, deltas), 1_200);
+    const skipped = shown.finished.filter((part) => typeof part !== "string");
+    assert.ok(skipped.length > 0, `${deltas} deltas: nothing skipped`);
+    for (const run of skipped) assert.equal(run.tokens.map((token) => token.raw).join(""), run.text);
+    assert.equal(shown.html(), markdownToHtml(text), `${deltas} deltas`);
+  }
+});
+
+test("each tricky sample with skipping, in random deltas, equals one whole render once the skipped blocks are drawn", () => {
+  for (const [name, sample] of Object.entries(TRICKY)) {
+    const text = String(sample).repeat(4);
+    for (const ahead of [0, 5, 40]) {
+      const shown = streamed(text, randomCuts(text.length, 12, ahead + 3), ahead);
+      assert.equal(shown.html(), markdownToHtml(text), `${name}, ahead ${ahead}`);
+    }
+  }
+});
+
+test("when the drawing falls behind, what an update renders stays near `ahead`, however far behind it is", () => {
+  const text = longReply(80_000);
+  const rendered = /** @type {number[]} */ ([]);
+  const shown = new Shown((markdown, tokens) => {
+    rendered[rendered.length - 1] += markdown.length;
+    return markdownHtml(markdown, tokens);
+  }, BUDGET, highlightPiece, 1_200);
+  const update = shown.stream.update.bind(shown.stream);
+  shown.stream.update = (/** @type {string} */ t) => {
+    rendered.push(0);
+    return update(t);
+  };
+  const largestBlock = Math.max(...markdownTokens.lex(text).map((token) => token.raw.length));
+  shown.update(text.slice(0, 2_000));
+  rendered.length = 0;
+  shown.update(text); // 78 KB arrive at once
+  const total = rendered.reduce((sum, n) => sum + n, 0);
+  assert.ok(total <= 1_200 + 2 * largestBlock, `rendered ${total} characters of a 78 KB delta`);
+  assert.equal(shown.html(), markdownToHtml(text));
+});
+
+test("a stream that keeps up (small deltas) skips nothing", () => {
+  const text = longReply(20_000);
+  const shown = streamed(text, randomCuts(text.length, 400), 1_200);
+  assert.equal(shown.finished.filter((part) => typeof part !== "string").length, 0);
+  assert.equal(shown.html(), markdownToHtml(text));
 });

@@ -1,0 +1,107 @@
+"""A reply that arrives faster than it can be drawn shows its newest text first (js/widget/src/streaming_markdown.js
+`ahead`, skipped_blocks.js): the blocks far behind its end are drawn later, in their place, without moving what the
+reader sees, and the reply ends drawn exactly as one that was drawn block by block — in a real JupyterLab."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tests.e2e.chat_page import ChatPage, open_chat
+from tests.e2e.lab import Lab
+
+pytestmark = pytest.mark.browser
+
+SECTIONS = 60
+REPLY = "".join(
+    f"## Section {n}\n\nParagraph {n} with **bold**, `code` and $x_{{{n}}}^2$ here, the quick brown fox jumps.\n\n"
+    f"| column | value |\n|---|---|\n| a{n} | {n * 3} |\n\n"
+    f"```python\ndef step_{n}(frame):\n    return frame * {n}\n```\n\n"
+    for n in range(1, SECTIONS + 1)
+) + "The end of the report."
+SETUP = f"""
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+chat = Chat(ScriptedProvider().text({REPLY!r}, chunks=6, delay=0.05), key="fast")
+chat
+"""
+SECOND_VIEW = "chat"
+
+# Per frame while the reply is drawn: the order in which section headings first show, whether the reply's last line
+# shows, where it is in the list's box, and how far the list is from its end.
+WATCH = """root => {
+  const state = window.__fastStream = { order: [], frames: [], done: false };
+  const seen = new Set();
+  const tick = () => {
+    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+    const list = root.querySelector('.nbc-messages');
+    if (reply) {
+      for (const h of reply.querySelectorAll('.nbc-content > h2')) {
+        if (!seen.has(h.textContent)) { seen.add(h.textContent); state.order.push(h.textContent); }
+      }
+      const last = [...reply.querySelectorAll('.nbc-content > p')]
+        .find((p) => p.textContent === 'The end of the report.');
+      if (last) {
+        state.frames.push({
+          top: last.getBoundingClientRect().top - list.getBoundingClientRect().top,
+          fromEnd: list.scrollHeight - list.scrollTop - list.clientHeight,
+          headings: reply.querySelectorAll('.nbc-content > h2').length,
+          drawn: reply.dataset.drawn === 'true',
+        });
+      }
+      if (reply.dataset.drawn === 'true' && reply.dataset.loading === 'false' && last) { state.done = true; return; }
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def stream_fast(lab: Lab) -> tuple[ChatPage, dict]:
+    chat = open_chat(lab, "fast.ipynb", [SETUP, SECOND_VIEW])
+    lab.page.evaluate(WATCH, chat.root.element_handle())
+    chat.send("Write the report")
+    lab.page.wait_for_function("() => window.__fastStream.done", timeout=60_000)
+    state: dict = lab.page.evaluate("() => window.__fastStream")
+    return chat, state
+
+
+def test_a_reply_arriving_faster_than_it_is_drawn_shows_its_end_before_the_blocks_above_it(lab: Lab) -> None:
+    _, state = stream_fast(lab)
+    order = [int(heading.split()[-1]) for heading in state["order"]]
+    assert sorted(order) == list(range(1, SECTIONS + 1))
+    assert order != sorted(order)  # some sections were drawn after later ones: the newest text came first
+    assert order.index(SECTIONS) < len(order) - 1
+    first_frame_with_the_end = state["frames"][0]
+    assert first_frame_with_the_end["headings"] < SECTIONS  # the end showed while blocks above it still waited
+
+
+def test_the_blocks_drawn_above_the_end_of_a_fast_reply_do_not_move_the_readers_view(lab: Lab) -> None:
+    _, state = stream_fast(lab)
+    frames = state["frames"]
+    assert any(frame["headings"] < SECTIONS for frame in frames), "the end never showed before every block was drawn"
+    assert frames[-1]["headings"] == SECTIONS
+    assert frames[-1]["fromEnd"] <= 24  # the reader follows the reply: the list is at its end
+    fills = [(before, after) for before, after in itertools.pairwise(frames)
+             if after["headings"] > before["headings"] and before["fromEnd"] <= 24]
+    assert fills, "no frame drew skipped blocks while the reader was at the end"
+    for before, after in fills:  # blocks appeared above: the last line stays where it was, the list at its end
+        assert abs(after["top"] - before["top"]) <= 2, (before, after)  # scroll offsets are whole pixels
+        assert after["fromEnd"] <= 24, (before, after)
+
+
+def test_a_fast_reply_ends_drawn_exactly_as_the_same_reply_drawn_in_one_go(lab: Lab) -> None:
+    chat, _ = stream_fast(lab)
+    lab.run_cell(1)  # a second view of the chat draws the stored reply, not streaming
+    views = lab.output(1).locator(".nbc-root")
+    views.locator(".nbc-message[data-role=assistant][data-drawn=true]").last.wait_for(timeout=30_000)
+    streamed = chat.messages("assistant").last.locator(".nbc-content")
+    drawn_whole = views.locator(".nbc-message[data-role=assistant]").last.locator(".nbc-content")
+    html = streamed.evaluate("el => el.innerHTML")
+    assert "<!---->" not in html  # no run of skipped blocks is left
+    assert html == drawn_whole.evaluate("el => el.innerHTML")
+    assert streamed.locator("h2").count() == SECTIONS
+    assert streamed.locator("math").count() == SECTIONS
+    assert streamed.locator(".nbc-code .hljs-keyword").count() >= SECTIONS
