@@ -278,10 +278,14 @@ BARE_TEXT = ".bare-text"
 # reading of the whole text or querying of the whole cell per frame, which would cost the chat's rich DOM more than
 # the bare widget's one text node). With `sample`, it also notes the text's length at most every 100 ms (the
 # growth timeline of --profile). The main thread's long tasks (> 50 ms: frames the page could not draw) too.
+# Separately, when the reader's view last changed ("view final"): a frame whose changed nodes (added nodes, changed
+# text: their own boxes; at most 200 looked at) include one inside the visible box (the window, cut by every ancestor
+# of the watched element that scrolls); a chat that draws a fast reply's newest text first and the blocks above it
+# later has its view final before its DOM is complete.
 RECORDER = """([cells, cell, selector, sample]) => {
   window.__benchRecorder?.observer.disconnect();
   window.__benchRecorder?.mutations.disconnect();
-  const state = { changed: 0, frames: 0, active: true, busy: 0, longest: 0, tasks: [], growth: [] };
+  const state = { changed: 0, viewChanged: 0, frames: 0, active: true, busy: 0, longest: 0, tasks: [], growth: [] };
   state.observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       if (!state.active) continue;
@@ -298,14 +302,43 @@ RECORDER = """([cells, cell, selector, sample]) => {
   };
   state.el = latest();
   let dirty = false, sampled = 0;
+  const touched = new Set();
   state.mutations = new MutationObserver((records) => {
     for (const record of records) {
       for (const node of record.addedNodes) {
         if (node.nodeType === 1 && (node.matches(selector) || node.querySelector(selector))) state.el = latest();
       }
-      if (state.el && state.el.contains(record.target)) dirty = true;
+      if (state.el && state.el.contains(record.target)) {
+        dirty = true;
+        if (touched.size < 200) {
+          if (record.type === 'characterData') touched.add(record.target);
+          for (const node of record.addedNodes) touched.add(node);
+        }
+      }
     }
   });
+  const visibleBox = () => {
+    let box = { top: 0, bottom: innerHeight, left: 0, right: innerWidth };
+    for (let el = state.el?.parentElement; el; el = el.parentElement) {
+      if (!/(auto|scroll)/.test(getComputedStyle(el).overflowY) || el.scrollHeight <= el.clientHeight) continue;
+      const r = el.getBoundingClientRect();
+      box = { top: Math.max(box.top, r.top), bottom: Math.min(box.bottom, r.bottom),
+              left: Math.max(box.left, r.left), right: Math.min(box.right, r.right) };
+    }
+    return box;
+  };
+  const inView = () => {
+    const box = visibleBox();
+    const range = document.createRange();
+    for (const node of touched) {
+      if (!node.isConnected || (node.nodeType !== 1 && node.nodeType !== 3)) continue;
+      if (node.nodeType === 3) range.selectNodeContents(node);  // a text node: its own box, not its parent's
+      const r = (node.nodeType === 3 ? range : node).getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;  // nothing drawn (white space between blocks)
+      if (r.bottom > box.top && r.top < box.bottom && r.right > box.left && r.left < box.right) return true;
+    }
+    return false;
+  };
   state.mutations.observe(root, { childList: true, characterData: true, subtree: true });
   const tick = () => {
     if (!state.active) return;
@@ -313,6 +346,8 @@ RECORDER = """([cells, cell, selector, sample]) => {
     if (dirty) {
       dirty = false;
       state.changed = Date.now();
+      if (inView()) state.viewChanged = state.changed;
+      touched.clear();
       if (sample && state.changed - sampled >= 100) {
         sampled = state.changed;
         state.growth.push([state.changed, state.el.textContent.length]);
@@ -391,8 +426,10 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     after = metrics(cdp)
     cdp.detach()
     done = state["changed"] / 1000
+    view_done = (state["viewChanged"] or state["changed"]) / 1000
     spent = {name: after[name] - before[name] for name in ("ScriptDuration", "LayoutDuration", "RecalcStyleDuration")}
     return {**run, "dom_done": done, "to_dom": done - run["t0"], "lag": done - run["t_end"],
+            "to_view": view_done - run["t0"], "view_lag": view_done - run["t_end"],
             "frames": state["frames"], "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
             "script": spent["ScriptDuration"], "layout": spent["LayoutDuration"] + spent["RecalcStyleDuration"],
             "tasks": state["tasks"], "growth": state["growth"], "trace": trace_summary(events),
@@ -541,6 +578,7 @@ def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None,
     report(info, chat, bare, counts, checks)
     return {"shape": shape, "history": history, "chat": counts["chat"], "bare": counts["bare"], "lag": chat["lag"],
             "to_dom": chat["to_dom"], "bare_to_dom": bare["to_dom"], "bare_lag": bare["lag"],
+            "to_view": chat["to_view"], "view_lag": chat["view_lag"], "bare_to_view": bare["to_view"],
             "dom_ratio": chat["to_dom"] / max(bare["to_dom"], 0.001), "longest": chat["longest"],
             "checks_ok": all(checks.values())}
 
@@ -555,7 +593,8 @@ def median_run(results: list[dict[str, Any]]) -> dict[str, Any]:
             for side in ("chat", "bare")}
     return {"shape": results[0]["shape"], "history": results[0]["history"], "runs": len(results), **sent,
             **{key: middle(lambda r, key=key: r[key])
-               for key in ("lag", "to_dom", "bare_to_dom", "bare_lag", "dom_ratio", "longest")},
+               for key in ("lag", "to_dom", "bare_to_dom", "bare_lag", "dom_ratio", "longest", "to_view",
+                           "view_lag", "bare_to_view")},
             "checks_ok": all(result["checks_ok"] for result in results)}
 
 
@@ -564,14 +603,22 @@ def print_targets(medians: list[dict[str, Any]], chunks: int, pace: float, repea
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
     speed = "as fast as possible" if not pace else f"paced over ~{pace:g} s"
     print(f"\nmedians of {repeat} run(s), {chunks:,} chunks {speed} (load average now {load}):")
+    print("DOM: the chat's whole reply drawn (its last change); view: the last change inside the reader's view")
     print(f"{'shape':>9} {'history':>9} {'chat to DOM s':>14} {'bare to DOM s':>14} {'DOM ratio':>10} {'target':>7} "
-          f"{'chat lag s':>11} {'target':>7} {'bare lag s':>11} {'longest task s':>15} {'checks':>7}")
+          f"{'chat lag s':>11} {'target':>7} {'view ratio':>11} {'view lag s':>11} {'bare lag s':>11} "
+          f"{'longest task s':>15} {'checks':>7}")
     for run in medians:
         history = "-" if run["history"] is None else f"{run['history']:,}"
         print(f"{run['shape']:>9} {history:>9} {run['to_dom']:>14.2f} {run['bare_to_dom']:>14.2f} "
               f"{run['dom_ratio']:>9.2f}x "
-              f"{'<= 2x':>7} {run['lag']:>11.2f} {'<= 0.1':>7} {run['bare_lag']:>11.2f} {run['longest']:>15.3f} "
-              f"{'ok' if run['checks_ok'] else 'FAIL':>7}")
+              f"{'<= 2x':>7} {run['lag']:>11.2f} {'<= 0.1':>7} "
+              f"{run['to_view'] / max(run['bare_to_dom'], 0.001):>10.2f}x {run['view_lag']:>11.2f} "
+              f"{run['bare_lag']:>11.2f} {run['longest']:>15.3f} {'ok' if run['checks_ok'] else 'FAIL':>7}")
+    for run in medians:
+        met = [("DOM <= 2x bare", run["dom_ratio"] <= 2), ("end lag <= 0.1 s", run["lag"] <= 0.1),
+               ("view <= 2x bare", run["to_view"] <= 2 * run["bare_to_dom"]),
+               ("view lag <= 0.1 s", run["view_lag"] <= 0.1)]
+        print(f"  {run['shape']}: " + ", ".join(f"{name} {'met' if ok else 'MISSED'}" for name, ok in met))
     with_history = [run for run in medians if run["history"] is not None]
     if len(with_history) >= 2:
         small, large = with_history[0], with_history[-1]
@@ -612,11 +659,11 @@ def reference_esm(target: Path) -> Path:
 def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], counts: dict[str, Any],
            checks: dict[str, bool]) -> None:
     print(f"\n{info['chars']:,} chars in {info['chunks']:,} chunks\n")
-    print(f"{'':<24}{'messages':>9}{'KB sent':>9}{'stream s':>9}{'to DOM s':>9}{'lag s':>7}{'frames':>7}"
-          f"{'long tasks s':>13}{'longest s':>10}{'script s':>9}{'layout s':>9}{'widget JS s':>12}")
+    print(f"{'':<24}{'messages':>9}{'KB sent':>9}{'stream s':>9}{'to DOM s':>9}{'lag s':>7}{'view lag s':>11}"
+          f"{'frames':>7}{'long tasks s':>13}{'longest s':>10}{'script s':>9}{'layout s':>9}{'widget JS s':>12}")
     for name, row, sent in (("Chat widget", chat, counts["chat"]), ("bare anywidget (16 ms)", bare, counts["bare"])):
         print(f"{name:<24}{sent['messages']:>9}{sent['bytes'] / 1000:>9.1f}{row['t_end'] - row['t0']:>9.2f}"
-              f"{row['to_dom']:>9.2f}{row['lag']:>7.2f}{row['frames']:>7}{row['busy']:>13.2f}{row['longest']:>10.2f}"
+              f"{row['to_dom']:>9.2f}{row['lag']:>7.2f}{row['view_lag']:>11.2f}{row['frames']:>7}{row['busy']:>13.2f}{row['longest']:>10.2f}"
               f"{row['script']:>9.2f}{row['layout']:>9.2f}{row['widget_js']:>12.2f}")
     print(f"\nratio chat/bare: time to DOM {chat['to_dom'] / bare['to_dom']:.2f}x, "
           f"end-of-stream lag {chat['lag'] / max(bare['lag'], 0.001):.1f}x, "
