@@ -31,6 +31,8 @@ export const RENDER_BUDGET_MS = 10;
  * are drawn are skipped (drawn later, in their place): a reply arriving faster than it can be drawn shows its newest
  * text first, while it streams and as it catches up after its end. */
 export const AHEAD_CHARS = 1_200;
+/** Main-thread time one step may spend lexing a long message that arrived whole (long_message.js). */
+export const LEX_BUDGET_MS = 24;
 /** Main-thread time a frame spends on skipped blocks once the live text is drawn (more while they are in view). */
 export const SKIPPED_BUDGET_MS = 16;
 /**
@@ -677,7 +679,10 @@ class MessageNode {
     }
     if (!this.backward) return null;
     if (this.backward.lexing) {
-      this.backward.lexStep();
+      // lexing makes no DOM work (no layout to follow it): a frame may give it a first paint's budget
+      const started = performance.now();
+      do this.backward.lexStep();
+      while (this.backward.lexing && performance.now() - started < LEX_BUDGET_MS);
       if (!this.backward.usable) this.backward = null; // raw HTML or link definitions: the streaming way
       return this.backward ? true : null;
     }
