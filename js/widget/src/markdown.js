@@ -144,11 +144,14 @@ export function escapeHtml(text) {
 
 /**
  * Highlight code blocks of a freshly rendered element and give each a toolbar (Copy; Insert cell below when the
- * notebook bridge can). `cache` maps "lang\0code" to highlighted HTML so a streaming re-render stays cheap.
+ * notebook bridge can). `cache` maps "lang\0code" to highlighted HTML so a streaming re-render stays cheap;
+ * `highlighted`, the code a block streamed in pieces and their HTML (streaming_markdown.js), so a block that starts
+ * with that code highlights only the rest (the pieces end outside any construct: the same HTML as one highlighting).
  * @param {HTMLElement|DocumentFragment} root
- * @param {{cache: Map<string,string>, insertCell: ((code: string) => void) | null}} options
+ * @param {{cache: Map<string,string>, insertCell: ((code: string) => void) | null,
+ *   highlighted?: {lang: string|null, source: string, html: string} | null}} options
  */
-export function enhanceCodeBlocks(root, { cache, insertCell }) {
+export function enhanceCodeBlocks(root, { cache, insertCell, highlighted = null }) {
   const used = new Set();
   for (const code of root.querySelectorAll("pre > code")) {
     const pre = /** @type {HTMLElement} */ (code.parentElement);
@@ -158,7 +161,9 @@ export function enhanceCodeBlocks(root, { cache, insertCell }) {
       const key = `${lang}\u0000${source}`;
       let html = cache.get(key);
       if (html === undefined) {
-        html = hljs.highlight(source, { language: lang, ignoreIllegals: true }).value;
+        const known = highlighted?.lang === lang && source.startsWith(highlighted.source) ? highlighted : null;
+        html = (known?.html ?? "") + hljs.highlight(source.slice(known?.source.length ?? 0),
+          { language: lang, ignoreIllegals: true }).value;
         cache.set(key, html);
       }
       used.add(key);

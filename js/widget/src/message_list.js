@@ -722,7 +722,8 @@ class MessageNode {
 
   /** Sanitized nodes with their code blocks highlighted and given toolbars. @param {DocumentFragment} nodes */
   enhanced(nodes) {
-    enhanceCodeBlocks(nodes, { cache: this.highlightCache, insertCell: this.hooks.insertCell() });
+    enhanceCodeBlocks(nodes, { cache: this.highlightCache, insertCell: this.hooks.insertCell(),
+      highlighted: this.stream?.highlighted });
     return nodes;
   }
 

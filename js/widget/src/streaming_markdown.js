@@ -81,6 +81,9 @@ export class MarkdownStream {
     this.whole = false;
     /** @type {(OpenCode & {covered: number, tried: number}) | null} the open code block drawn piece by piece */
     this.code = null;
+    /** @type {{lang: string|null, source: string, html: string} | null} the highlighted pieces of the last open code
+     * block drawn piece by piece (the code they hold and their HTML): its whole render highlights only the rest */
+    this.highlighted = null;
   }
 
   /** @param {string} text the message's whole text so far @returns {StreamStep} */
@@ -172,6 +175,7 @@ export class MarkdownStream {
       if (piece?.clean) {
         code.pieces.push(piece.html);
         code.covered += lines.length;
+        this.highlighted = { lang, source: source.slice(0, code.covered), html: code.pieces.join("") };
         code.tried = 0;
         rest = rest.slice(lines.length);
       } else {

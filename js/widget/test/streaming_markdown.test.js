@@ -388,3 +388,18 @@ test("a stream that keeps up (small deltas) skips nothing", () => {
   assert.equal(shown.finished.filter((part) => typeof part !== "string").length, 0);
   assert.equal(shown.html(), markdownToHtml(text));
 });
+
+test("a code block drawn in pieces gives what a whole highlighting gives: its pieces, then the rest highlighted", () => {
+  for (const [lines, step] of [[400, 97], [1_200, 500], [3_000, 2_000]]) {
+    const code = pythonCode(lines * 60);
+    const shown = new Shown();
+    const text = `\`\`\`python\n${code}\`\`\`\n\nAfter.\n`;
+    for (let cut = step; cut < text.length + step; cut += step) shown.update(text.slice(0, Math.min(cut, text.length)));
+    const known = shown.stream.highlighted;
+    assert.ok(known && known.source.length > 0, `${lines} lines: no pieces`);
+    const source = code.replace(/\n$/, "");
+    assert.ok(source.startsWith(known.source));
+    assert.equal(known.html + highlightPiece(source.slice(known.source.length), "python").html,
+      highlightPiece(source, "python").html, `${lines} lines in steps of ${step}`);
+  }
+});
