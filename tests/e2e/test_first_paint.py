@@ -389,3 +389,33 @@ def test_a_200_kb_latest_reply_is_drawn_whole_with_its_end_at_the_bottom(lab: La
     expect(latest.locator(".nbc-content h3")).to_have_count(replies[-1].count("### Step"))
     assert drawn_ids(lab)[-1] == "a99"
 
+
+
+# From the first frame the latest reply's end paragraph is on the page: whether an idle callback asked for then runs
+# while the rest of the reply is still being drawn above it (the page is idle between its slices), and the longest
+# main-thread task until the reply is drawn whole.
+WATCH_IDLE = """([id, end]) => {
+  window.__idle = { ranBeforeDrawn: null, longest: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.__idle.longest = Math.max(window.__idle.longest, entry.duration);
+  }).observe({ type: 'longtask' });
+  const observer = new MutationObserver(() => {
+    const m = document.querySelector(`[data-message-id="${id}"]`);
+    if (m?.querySelector('.nbc-content > p:last-child')?.textContent !== end) return;
+    observer.disconnect();
+    requestIdleCallback(() => { window.__idle.ranBeforeDrawn = m.dataset.drawn === 'false'; });
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_the_rest_of_a_200_kb_latest_reply_is_drawn_in_idle_time_once_its_end_shows(lab: Lab) -> None:
+    replies = [f"reply {n}" for n in range(99)] + [long_reply(99, 200_000)]
+    lab.open_notebook("huge-idle.ipynb", [CHAT], metadata=conversation_of(replies))
+    lab.page.evaluate(WATCH_IDLE, ["a99", "End of long reply 99."])
+    lab.run_cell(0)
+    latest = ChatPage(lab).root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]')
+    expect(latest.locator(".nbc-content h3")).to_have_count(replies[-1].count("### Step"))
+    idle: dict[str, Any] = lab.page.evaluate("() => window.__idle")
+    assert idle["ranBeforeDrawn"] is True, idle  # the page had idle time while the slices above the end were drawn
+    assert idle["longest"] < 200, idle

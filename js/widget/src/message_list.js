@@ -31,10 +31,11 @@ export const RENDER_BUDGET_MS = 10;
  * are drawn are skipped (drawn later, in their place): a reply arriving faster than it can be drawn shows its newest
  * text first, while it streams and as it catches up after its end. */
 export const AHEAD_CHARS = 1_200;
+/** Idle time a slice drawn in idle time leaves to the page; and the longest wait for an idle period. */
+export const IDLE_SLACK_MS = 4;
+export const IDLE_TIMEOUT_MS = 200;
 /** Main-thread time one step may spend lexing a long message that arrived whole (long_message.js). */
 export const LEX_BUDGET_MS = 24;
-/** Main-thread time a frame spends on skipped blocks once the live text is drawn (more while they are in view). */
-export const SKIPPED_BUDGET_MS = 16;
 /**
  * Runs dirty renders once per frame: what changed (a streaming reply, an updated message, a message drawn for the first
  * time) renders in the next frame; then the background work (drawing older messages), if any, while the frame has time.
@@ -352,6 +353,8 @@ class MessageNode {
     this.body.className = "nbc-content";
     /** the message streamed here (it was loading, or deltas came): text far behind its end may be skipped */
     this.streamed = false;
+    /** an idle callback drawing what lies above the reader's view, 0 when none is waiting */
+    this.idle = 0;
     /** blocks a fast stream skipped, drawn later in their place */
     this.skipped = new SkippedBlocks(this.body);
     this.tools = document.createElement("div");
@@ -548,27 +551,50 @@ class MessageNode {
    */
   render(now) {
     const live = this.renderedContent === this.content || this.renderLive(now);
-    if (this.skipped.pending) this.drawSkipped(now, live);
-    if (!live || this.skipped.pending) return false;
+    if (this.skipped.pending) this.drawSkipped(now);
+    if (!live || (this.skipped.pending && this.el.dataset.loading === "true")) return false;
+    if (this.skipped.pending || this.backward?.pending) {
+      this.drawInIdleTime(); // what is left lies above the reader's view
+      return true;
+    }
     this.el.dataset.drawn = "true";
     this.announceIfFinished();
     return true;
   }
 
   /**
-   * Draw the blocks a fast stream skipped, newest first: within the frame's first FILL_BUDGET_MS while they are in or
-   * near the reader's view, else (once the reply stopped streaming and its live text is drawn) SKIPPED_BUDGET_MS.
-   * @param {number} now when the frame's work began @param {boolean} live the live text is drawn
+   * Draw what lies above the reader's view (a long message's older slices, skipped blocks) in the page's idle time, a
+   * slice at a time, so it never delays a frame or the reader's input; at the latest IDLE_TIMEOUT_MS apart.
    */
-  drawSkipped(now, live) {
+  drawInIdleTime() {
+    if (this.idle) return;
+    const idle = globalThis.requestIdleCallback ?? ((/** @type {any} */ fn) => setTimeout(() => fn(null), 16));
+    this.idle = idle(bound((/** @type {IdleDeadline|null} */ deadline) => {
+      this.idle = 0;
+      if (this.disposed || this.renderedContent !== this.content) return; // the text changed: drawn anew per frame
+      const list = this.el.parentElement;
+      do {
+        if (this.backward?.pending) this.body.prepend(this.nextBackwardSlice());
+        else if (this.skipped.pending) {
+          this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, SLICE_CHARS);
+        }
+      } while ((this.backward?.pending || this.skipped.pending) && (deadline?.timeRemaining() ?? 0) > IDLE_SLACK_MS);
+      if (this.backward?.pending || this.skipped.pending) this.drawInIdleTime();
+      else this.scheduler.add(this); // marked drawn in the next frame
+    }), { timeout: IDLE_TIMEOUT_MS });
+  }
+
+  /**
+   * Draw the blocks a fast stream skipped that are in the reader's view, now (within the frame's first FILL_BUDGET_MS,
+   * while they are in view); the others wait for the page's idle time once the reply stopped streaming (render).
+   * @param {number} now when the frame's work began
+   */
+  drawSkipped(now) {
     const list = this.el.parentElement;
-    const near = list !== null && this.skipped.nearView(list, this.hooks.following?.() ?? false);
-    if (!near && (!live || this.el.dataset.loading === "true")) return;
-    const budget = near ? FILL_BUDGET_MS : SKIPPED_BUDGET_MS;
-    const chars = near ? VIEW_SLICE_CHARS : SLICE_CHARS;
-    do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, chars);
-    while (this.skipped.pending && performance.now() - now < budget
-      && (!near || this.skipped.nearView(list, this.hooks.following?.() ?? false)));
+    const near = () => list !== null && this.skipped.nearView(list, this.hooks.following?.() ?? false);
+    if (!near()) return;
+    do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, VIEW_SLICE_CHARS);
+    while (this.skipped.pending && performance.now() - now < FILL_BUDGET_MS && near());
   }
 
   /**
@@ -686,9 +712,21 @@ class MessageNode {
       if (!this.backward.usable) this.backward = null; // raw HTML or link definitions: the streaming way
       return this.backward ? true : null;
     }
-    const slice = this.backward.next();
-    this.body.prepend(this.enhanced(renderMarkdownFragment(slice.text, slice.tokens)));
-    return this.backward.pending;
+    this.body.prepend(this.nextBackwardSlice());
+    // once what is drawn reaches above the reader's view, the rest is drawn in idle time (render)
+    return this.backward.pending && !this.reachesAboveView();
+  }
+
+  /** The next slice of a long message drawn from its end. */
+  nextBackwardSlice() {
+    const slice = /** @type {BackwardText} */ (this.backward).next();
+    return this.enhanced(renderMarkdownFragment(slice.text, slice.tokens));
+  }
+
+  /** Whether the message's drawn body starts above the top of the list's box (what is left is out of view). */
+  reachesAboveView() {
+    const list = this.el.parentElement;
+    return list !== null && this.body.getBoundingClientRect().top < list.getBoundingClientRect().top;
   }
 
 
@@ -753,6 +791,7 @@ class MessageNode {
 
   dispose() {
     this.disposed = true;
+    if (this.idle) (globalThis.cancelIdleCallback ?? clearTimeout)(this.idle);
     this.el.remove();
   }
 }
