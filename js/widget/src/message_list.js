@@ -31,6 +31,8 @@ export const RENDER_BUDGET_MS = 10;
  * are drawn are skipped (drawn later, in their place): a reply arriving faster than it can be drawn shows its newest
  * text first, while it streams and as it catches up after its end. */
 export const AHEAD_CHARS = 1_200;
+/** Main-thread time a frame spends on a fast reply's skipped blocks once its live text is drawn (not in view). */
+export const SKIPPED_BUDGET_MS = 16;
 /** Idle time a slice drawn in idle time leaves to the page; and the longest wait for an idle period. */
 export const IDLE_SLACK_MS = 4;
 export const IDLE_TIMEOUT_MS = 200;
@@ -551,9 +553,9 @@ class MessageNode {
    */
   render(now) {
     const live = this.renderedContent === this.content || this.renderLive(now);
-    if (this.skipped.pending) this.drawSkipped(now);
-    if (!live || (this.skipped.pending && this.el.dataset.loading === "true")) return false;
-    if (this.skipped.pending || this.backward?.pending) {
+    if (this.skipped.pending) this.drawSkipped(now, live);
+    if (!live || this.skipped.pending) return false;
+    if (this.backward?.pending) {
       this.drawInIdleTime(); // what is left lies above the reader's view
       return true;
     }
@@ -563,8 +565,8 @@ class MessageNode {
   }
 
   /**
-   * Draw what lies above the reader's view (a long message's older slices, skipped blocks) in the page's idle time, a
-   * slice at a time, so it never delays a frame or the reader's input; at the latest IDLE_TIMEOUT_MS apart.
+   * Draw what lies above the reader's view (a long message's older slices) in the page's idle time, a slice at a
+   * time, so it never delays a frame or the reader's input; at the latest IDLE_TIMEOUT_MS apart.
    */
   drawInIdleTime() {
     if (this.idle) return;
@@ -572,29 +574,29 @@ class MessageNode {
     this.idle = idle(bound((/** @type {IdleDeadline|null} */ deadline) => {
       this.idle = 0;
       if (this.disposed || this.renderedContent !== this.content) return; // the text changed: drawn anew per frame
-      const list = this.el.parentElement;
-      do {
-        if (this.backward?.pending) this.body.prepend(this.nextBackwardSlice());
-        else if (this.skipped.pending) {
-          this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, SLICE_CHARS);
-        }
-      } while ((this.backward?.pending || this.skipped.pending) && (deadline?.timeRemaining() ?? 0) > IDLE_SLACK_MS);
-      if (this.backward?.pending || this.skipped.pending) this.drawInIdleTime();
+      do this.body.prepend(this.nextBackwardSlice());
+      while (this.backward?.pending && (deadline?.timeRemaining() ?? 0) > IDLE_SLACK_MS);
+      if (this.backward?.pending) this.drawInIdleTime();
       else this.scheduler.add(this); // marked drawn in the next frame
     }), { timeout: IDLE_TIMEOUT_MS });
   }
 
   /**
-   * Draw the blocks a fast stream skipped that are in the reader's view, now (within the frame's first FILL_BUDGET_MS,
-   * while they are in view); the others wait for the page's idle time once the reply stopped streaming (render).
-   * @param {number} now when the frame's work began
+   * Draw the blocks a fast stream skipped: those in the reader's view at once (within the frame's first
+   * FILL_BUDGET_MS, while they are in view), the others once the reply stopped streaming and its live text is drawn,
+   * SKIPPED_BUDGET_MS a frame, newest first.
+   * @param {number} now when the frame's work began @param {boolean} live the live text is drawn
    */
-  drawSkipped(now) {
+  drawSkipped(now, live) {
     const list = this.el.parentElement;
     const near = () => list !== null && this.skipped.nearView(list, this.hooks.following?.() ?? false);
-    if (!near()) return;
-    do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, VIEW_SLICE_CHARS);
-    while (this.skipped.pending && performance.now() - now < FILL_BUDGET_MS && near());
+    if (near()) {
+      do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, VIEW_SLICE_CHARS);
+      while (this.skipped.pending && performance.now() - now < FILL_BUDGET_MS && near());
+    } else if (live && this.el.dataset.loading !== "true") {
+      do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, SLICE_CHARS);
+      while (this.skipped.pending && performance.now() - now < SKIPPED_BUDGET_MS);
+    }
   }
 
   /**
