@@ -105,3 +105,38 @@ def test_a_fast_reply_ends_drawn_exactly_as_the_same_reply_drawn_in_one_go(lab: 
     assert streamed.locator("h2").count() == SECTIONS
     assert streamed.locator("math").count() == SECTIONS
     assert streamed.locator(".nbc-code .hljs-keyword").count() >= SECTIONS
+
+
+RESTORED_KEY = "restored"
+RESTORED_SETUP = f"""
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+chat = Chat(ScriptedProvider().text({REPLY!r}, chunks=6, delay=0.05), key={RESTORED_KEY!r})
+chat
+"""
+
+
+def restored(count: int) -> dict:
+    """Notebook metadata holding `count` short questions and answers under RESTORED_KEY (they fill the list's box)."""
+    messages = []
+    for n in range(count):
+        messages += [{"id": f"u{n}", "role": "user", "content": f"question {n}"},
+                     {"id": f"a{n}", "role": "assistant", "content": f"Answer {n}: " + "a few words. " * 30}]
+    record = {"version": 1, "messages": messages, "turns": [], "paused_turn": None,
+              "updated_at": "2026-01-01T00:00:00Z"}
+    return {"notebook_chat": {"version": 2, "conversations": {RESTORED_KEY: {"active": "main",
+                                                                             "items": {"main": record}}}}}
+
+
+def test_a_chat_restored_with_a_few_messages_follows_a_reply_started_from_a_cell_to_its_end(lab: Lab) -> None:
+    lab.open_notebook("restored.ipynb", [RESTORED_SETUP, 'await chat.send("Write the report")'], metadata=restored(10))
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.wait_ready()
+    lab.page.evaluate(WATCH, chat.root.element_handle())
+    lab.run_cell(1)
+    lab.page.wait_for_function("() => window.__fastStream.done", timeout=60_000)
+    frames = lab.page.evaluate("() => window.__fastStream.frames")
+    assert frames[-1]["fromEnd"] <= 24, frames[-1]  # the list followed the reply to its end
+    assert chat.root.locator("[data-action=jump-latest]").is_hidden()

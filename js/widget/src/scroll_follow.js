@@ -19,7 +19,14 @@ export class ScrollFollower {
     this.jump.hidden = true;
     this.jump.addEventListener("click", () => this.toLatest());
     this.onScroll = () => {
-      if (Math.abs(this.list.scrollTop - this.pinnedAt) < 1) return;
+      const top = this.list.scrollTop;
+      if (Math.abs(top - this.pinnedAt) < 1) return;
+      if (this.following && top > this.pinnedAt) {
+        // moved down, not up: the browser keeping its view while content changed (scroll anchoring), not the reader
+        // leaving the end; by the time this event runs the list may have grown again (pinned in the next frame)
+        this.pinnedAt = top;
+        return;
+      }
       this.following = this.atBottom();
       this.renderJump();
     };
