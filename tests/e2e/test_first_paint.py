@@ -366,18 +366,24 @@ WATCH_END = """([id, end]) => {
 }"""
 
 
-def test_a_200_kb_latest_reply_shows_its_end_first_then_the_rest_above_it(lab: Lab) -> None:
+def show_huge_latest_reply(lab: Lab, name: str, watcher: str) -> int:
+    """Show a chat whose latest reply (a99) is 200 KB, with `watcher` installed before; wait until that reply is drawn
+    whole and return how many sections it has."""
     replies = [f"reply {n}" for n in range(99)] + [long_reply(99, 200_000)]
-    lab.open_notebook("huge-first.ipynb", [CHAT], metadata=conversation_of(replies))
-    lab.page.evaluate(WATCH_END, ["a99", "End of long reply 99."])
+    lab.open_notebook(name, [CHAT], metadata=conversation_of(replies))
+    lab.page.evaluate(watcher, ["a99", "End of long reply 99."])
     lab.run_cell(0)
-    lab.page.wait_for_function("() => window.__end !== null")
-    first: dict[str, Any] = lab.page.evaluate("() => window.__end")
     sections = replies[-1].count("### Step")
+    latest = ChatPage(lab).root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]')
+    expect(latest.locator(".nbc-content h3")).to_have_count(sections)
+    return sections
+
+
+def test_a_200_kb_latest_reply_shows_its_end_first_then_the_rest_above_it(lab: Lab) -> None:
+    sections = show_huge_latest_reply(lab, "huge-first.ipynb", WATCH_END)  # drawn whole in the end
+    first: dict[str, Any] = lab.page.evaluate("() => window.__end")
     assert first["drawn"] == "false", first  # its end came first, alone
     assert first["sections"] < sections / 4, first
-    latest = ChatPage(lab).root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]')
-    expect(latest.locator(".nbc-content h3")).to_have_count(sections)  # then everything above it
 
 
 def test_a_200_kb_latest_reply_is_drawn_whole_with_its_end_at_the_bottom(lab: Lab) -> None:
@@ -388,7 +394,6 @@ def test_a_200_kb_latest_reply_is_drawn_whole_with_its_end_at_the_bottom(lab: La
     assert in_list_view(lab, "a99", ".nbc-content > p:last-child")
     expect(latest.locator(".nbc-content h3")).to_have_count(replies[-1].count("### Step"))
     assert drawn_ids(lab)[-1] == "a99"
-
 
 
 # From the first frame the latest reply's end paragraph is on the page: whether an idle callback asked for then runs
@@ -410,12 +415,7 @@ WATCH_IDLE = """([id, end]) => {
 
 
 def test_the_rest_of_a_200_kb_latest_reply_is_drawn_in_idle_time_once_its_end_shows(lab: Lab) -> None:
-    replies = [f"reply {n}" for n in range(99)] + [long_reply(99, 200_000)]
-    lab.open_notebook("huge-idle.ipynb", [CHAT], metadata=conversation_of(replies))
-    lab.page.evaluate(WATCH_IDLE, ["a99", "End of long reply 99."])
-    lab.run_cell(0)
-    latest = ChatPage(lab).root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]')
-    expect(latest.locator(".nbc-content h3")).to_have_count(replies[-1].count("### Step"))
+    show_huge_latest_reply(lab, "huge-idle.ipynb", WATCH_IDLE)
     idle: dict[str, Any] = lab.page.evaluate("() => window.__idle")
     assert idle["ranBeforeDrawn"] is True, idle  # the page had idle time while the slices above the end were drawn
     assert idle["longest"] < 200, idle
