@@ -8,12 +8,12 @@ import itertools
 
 import pytest
 
-from tests.e2e.chat_page import ChatPage, open_chat
+from tests.e2e.chat_page import GATED, ChatPage, open_chat
 from tests.e2e.lab import Lab
 
 pytestmark = pytest.mark.browser
 
-SECTIONS = 60
+SECTIONS = 200
 REPLY = "".join(
     f"## Section {n}\n\nParagraph {n} with **bold**, `code` and $x_{{{n}}}^2$ here, the quick brown fox jumps.\n\n"
     f"| column | value |\n|---|---|\n| a{n} | {n * 3} |\n\n"
@@ -24,7 +24,7 @@ SETUP = f"""
 from notebook_chat import Chat
 from notebook_chat.testing import ScriptedProvider
 
-chat = Chat(ScriptedProvider().text({REPLY!r}, chunks=6, delay=0.05), key="fast")
+chat = Chat(ScriptedProvider().text({REPLY!r}, chunks=2, delay=0.05), key="fast")
 chat
 """
 SECOND_VIEW = "chat"
@@ -105,6 +105,32 @@ def test_a_fast_reply_ends_drawn_exactly_as_the_same_reply_drawn_in_one_go(lab: 
     assert streamed.locator("h2").count() == SECTIONS
     assert streamed.locator("math").count() == SECTIONS
     assert streamed.locator(".nbc-code .hljs-keyword").count() >= SECTIONS
+
+
+HELD_SETUP = GATED + f"""
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+provider = Gated(ScriptedProvider().text({REPLY + chr(10) * 2 + "Paragraph 1: the reply holds here."!r}, chunks=2), 0)
+chat = Chat(provider, key="held")
+chat
+"""
+
+
+def test_the_blocks_a_fast_reply_skipped_are_drawn_while_it_still_streams(lab: Lab) -> None:
+    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
+    chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
+    reply = chat.messages("assistant").last
+    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
+    lab.page.wait_for_function(
+        "([reply, sections]) => reply.querySelectorAll('.nbc-content > h2').length === sections",
+        arg=[reply.element_handle(), SECTIONS], timeout=30_000)
+    assert reply.get_attribute("data-loading") == "true"  # drawn while the reply still streams, not after its end
+    assert "<!---->" not in reply.locator(".nbc-content").evaluate("el => el.innerHTML")
+    list_end = chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight")
+    assert list_end <= 24  # the reader who followed the reply is still at its end
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
 
 
 RESTORED_KEY = "restored"

@@ -84,6 +84,7 @@ export class ChatView {
       shifted: () => this.follower.shifted(),
       askOlder: (before) => this.actions.send({ kind: "view_older", before }, () => this.list.olderRefused()),
       following: () => this.follower.following,
+      toEnd: () => this.follower.pin(),
     });
     this.follower = new ScrollFollower(this.list.el);
     this.listBox = div("nbc-list-box");

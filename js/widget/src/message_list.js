@@ -22,7 +22,7 @@ import { leftOutText, usageText } from "./usage.js";
  *   pendingApproval: (card: HTMLElement) => void, replyFinished?: (text: string) => void,
  *   toolInfo: (name: string) => import("./tool_card.js").ToolInfo|null,
  *   regenerate?: () => void, shifted?: () => void, askOlder?: (before: string) => void,
- *   following?: () => boolean}} Hooks
+ *   following?: () => boolean, toEnd?: () => void}} Hooks
  */
 
 /** Main-thread time a frame may spend on a message's markdown (the rest of a big delta waits for the next frame). */
@@ -583,8 +583,8 @@ class MessageNode {
 
   /**
    * Draw the blocks a fast stream skipped: those in the reader's view at once (within the frame's first
-   * FILL_BUDGET_MS, while they are in view), the others once the reply stopped streaming and its live text is drawn,
-   * SKIPPED_BUDGET_MS a frame, newest first.
+   * FILL_BUDGET_MS, while they are in view), the others in what is left of SKIPPED_BUDGET_MS once the live text is
+   * drawn, newest first (while the reply streams too: waiting for its end left most of the reply to draw after it).
    * @param {number} now when the frame's work began @param {boolean} live the live text is drawn
    */
   drawSkipped(now, live) {
@@ -593,9 +593,12 @@ class MessageNode {
     if (near()) {
       do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, VIEW_SLICE_CHARS);
       while (this.skipped.pending && performance.now() - now < FILL_BUDGET_MS && near());
-    } else if (live && this.el.dataset.loading !== "true") {
-      do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, SLICE_CHARS);
+    } else if (live) {
+      // a reader who follows the reply is put back at its end once, not kept in place after every slice
+      const following = this.hooks.following?.() ?? false;
+      do this.skipped.drawNext((nodes) => this.enhanced(nodes), following ? null : list, this.hooks.shifted, SLICE_CHARS);
       while (this.skipped.pending && performance.now() - now < SKIPPED_BUDGET_MS);
+      if (following) this.hooks.toEnd?.();
     }
   }
 
