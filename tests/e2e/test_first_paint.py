@@ -396,6 +396,14 @@ def test_a_200_kb_latest_reply_is_drawn_whole_with_its_end_at_the_bottom(lab: La
     assert drawn_ids(lab)[-1] == "a99"
 
 
+
+def test_scrolling_up_through_a_200_kb_latest_reply_moves_what_is_under_the_pointer_by_the_notch(lab: Lab) -> None:
+    replies = [f"reply {n}" for n in range(99)] + [long_reply(99, 200_000)]
+    open_chat_of(lab, replies, "huge-scroll.ipynb")
+    moves = wheel_up(lab, 20)
+    assert len(moves) >= 10  # the notches moved over the reply, not at the list's top
+    assert [(m, moved) for m, moved in moves if abs(moved - NOTCH) >= 4] == [], moves
+
 # From the first frame the latest reply's end paragraph is on the page: whether an idle callback asked for then runs
 # while the rest of the reply is still being drawn above it (the page is idle between its slices), and the longest
 # main-thread task until the reply is drawn whole.
