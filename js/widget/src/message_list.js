@@ -596,7 +596,8 @@ class MessageNode {
     } else if (live) {
       // a reader who follows the reply is put back at its end once, not kept in place after every slice
       const following = this.hooks.following?.() ?? false;
-      do this.skipped.drawNext((nodes) => this.enhanced(nodes), following ? null : list, this.hooks.shifted, SLICE_CHARS);
+      const keep = following ? null : list;
+      do this.skipped.drawNext((nodes) => this.enhanced(nodes), keep, this.hooks.shifted, SLICE_CHARS);
       while (this.skipped.pending && performance.now() - now < SKIPPED_BUDGET_MS);
       if (following) this.hooks.toEnd?.();
     }
