@@ -46,7 +46,9 @@ def test_a_displayed_chat_warms_its_renderer_up_in_idle_time_without_drawing_any
     chat.wait_ready()
     lab.output(chat.cell).locator(".nbc-root[data-warm=true]").wait_for(timeout=30_000)
     state: dict[str, Any] = lab.page.evaluate("() => window.__warm")
-    assert state["synced"] is not None and state["warm"] is not None and state["warm"] >= state["synced"], state
+    assert state["synced"] is not None, state
+    assert state["warm"] is not None, state
+    assert state["warm"] >= state["synced"], state
     during = [task for task in state["tasks"] if state["synced"] <= task[0] <= state["warm"]]
     assert [task for task in during if task[1] > 50] == [], state
     assert lab.page.get_by_text("The mean is").count() == 0  # the warm-up reply was never inserted
