@@ -16,7 +16,6 @@ import { SkillChips } from "./skill_chips.js";
 import { SlashCommands, describe, shortcutList } from "./slash_commands.js";
 import { UsageTotal } from "./usage.js";
 import { RESYNC, ViewCopy } from "./view_copy.js";
-import { warmUpRendering } from "./warm_up.js";
 
 const STATUS_KEYS = {
   requesting: "status.requesting",
@@ -166,11 +165,6 @@ export class ChatView {
     this.slash.refresh();
     if (!this.helpPanel.hidden) this.toggleHelp(true);
     this.el.dataset.synced = "true";
-    if (!this.el.dataset.warm) {
-      // once, in idle time: the first reply is not drawn by cold code
-      this.el.dataset.warm = "false";
-      warmUpRendering().then(() => (this.el.dataset.warm = "true"));
-    }
     // a decided card is drawn anew: the keyboard focus it held goes back to the composer, not to the page
     if (hadFocus) this.rescueFocus();
   }
