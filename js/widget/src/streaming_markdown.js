@@ -77,6 +77,8 @@ export class MarkdownStream {
   reset() {
     /** the text of the finished blocks */
     this.done = "";
+    /** characters after them the last update lexed without finding a finished block (0: it found one) */
+    this.openSize = 0;
     /** true once the message needs whole renders (see the top of this file) */
     this.whole = false;
     /** @type {(OpenCode & {covered: number, tried: number}) | null} the open code block drawn piece by piece */
@@ -96,14 +98,17 @@ export class MarkdownStream {
     if (this.whole) return this.wholeRender(text, true);
     const started = performance.now();
     let end, tail, tokens, count;
-    for (let size = this.budget; ; size *= 2) {
-      // a block longer than the window (nothing finished in it) widens the window
+    // a block longer than the window (nothing finished in it) doubles the window; a block that was open at the last
+    // update starts it at twice what that update lexed (and the budget), so a growing open block (a long table, list or paragraph) is
+    // lexed about once per update, not again in every window up to its length
+    for (let size = 2 * this.openSize + this.budget; ; size *= 2) {
       end = Math.min(text.length, this.done.length + size);
       tail = text.slice(this.done.length, end);
       tokens = this.tokens.lex(tail);
       count = finishedCount(tokens);
       if (count > 0 || end === text.length) break;
     }
+    this.openSize = count === 0 ? tail.length : 0;
     let cut = 0;
     for (let i = 0; i < count; i += 1) cut += tokens[i].raw.length;
     if (!this.incremental(tokens, tail)) {

@@ -163,6 +163,30 @@ test("the characters lexed and rendered per update do not grow with the length a
   assert.ok(long.lexed / long.updates < 2_000, `${long.lexed / long.updates} characters lexed per update`);
 });
 
+test("a long block that stays open is lexed about once per update, in big deltas too", () => {
+  const rows = [];
+  for (let n = 1; rows.length < 1_200; n += 1) rows.push(`| ${n} | name ${n} with \`code\` | ${n * 7} |\n`);
+  const list = rows.map((row) => `- item${row.replaceAll("|", "")}`).join("");
+  for (const [name, text] of [["table", `| n | name | value |\n|--:|---|--:|\n${rows.join("")}`], ["list", list]]) {
+    for (const deltas of [5, 20]) {
+      let lexed = 0;
+      const tokens = { lex: (/** @type {string} */ part) => ((lexed += part.length), markdownTokens.lex(part)) };
+      const stream = new MarkdownStream(markdownToHtml, tokens);
+      let drawn = 0;
+      for (let i = 1; i <= deltas; i += 1) {
+        const upTo = Math.floor((text.length * i) / deltas);
+        let step;
+        do step = stream.update(text.slice(0, upTo));
+        while (step.pending);
+        drawn += upTo;
+      }
+      // the open block is lexed whole at every update (it is the open tail), but not again in growing windows
+      assert.ok(lexed <= drawn * 1.1 + deltas * BUDGET, `${name} in ${deltas} deltas: lexed ${lexed} for ${drawn}`);
+      assert.equal(stream.update(text).tail, markdownToHtml(text));
+    }
+  }
+});
+
 test("finished blocks are rendered once: the HTML kept adds up to the reply without repeats", () => {
   const text = longReply(20_000);
   const shown = streamed(text, randomCuts(text.length, 200));
