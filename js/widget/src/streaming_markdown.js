@@ -99,8 +99,8 @@ export class MarkdownStream {
     const started = performance.now();
     let end, tail, tokens, count;
     // a block longer than the window (nothing finished in it) doubles the window; a block that was open at the last
-    // update starts it at twice what that update lexed (and the budget), so a growing open block (a long table, list or paragraph) is
-    // lexed about once per update, not again in every window up to its length
+    // update starts it at twice what that update lexed (plus the budget), so a growing open block (a long table,
+    // list or paragraph) is lexed about once per update, not again in every window up to its length
     for (let size = 2 * this.openSize + this.budget; ; size *= 2) {
       end = Math.min(text.length, this.done.length + size);
       tail = text.slice(this.done.length, end);
