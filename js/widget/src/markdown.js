@@ -1,5 +1,6 @@
-// Markdown for untrusted model output: marked (GFM) + KaTeX (MathML output: no fonts, no CSS), then DOMPurify,
-// then highlight.js on the sanitized DOM (hljs escapes its input, so its markup is safe to insert).
+// Markdown for untrusted model output: marked (GFM) + KaTeX (MathML output: no fonts, no CSS), then sanitized (the
+// browser's own sanitizer for markdown without raw HTML where it has one, DOMPurify otherwise: the same nodes), then
+// highlight.js on the sanitized DOM (hljs escapes its input, so its markup is safe to insert).
 import { Marked } from "marked";
 import markedKatex from "marked-katex-extension";
 import DOMPurify from "dompurify";
@@ -10,6 +11,7 @@ import bash from "highlight.js/lib/languages/bash";
 import json from "highlight.js/lib/languages/json";
 import sql from "highlight.js/lib/languages/sql";
 import { bound, t } from "./i18n.js";
+import { nativeSanitizer } from "./native_sanitizer.js";
 
 /** @typedef {import("marked").Token} Token */
 
@@ -66,9 +68,17 @@ export function sanitizeToFragment(html) {
   return /** @type {DocumentFragment} */ (/** @type {unknown} */ (purifyNodes.sanitize(html)));
 }
 
+/** Markdown's HTML sanitized by the browser (native_sanitizer.js); null without a DOM or where the browser has no HTML
+ * Sanitizer API. */
+export const sanitizeNatively = typeof document === "undefined" ? null
+  : nativeSanitizer((tag, name, value) => purify.isValidAttribute(tag, name, value));
+
 /** @param {string} text @returns {string} sanitized HTML */
 export function renderMarkdown(text) {
-  return sanitize(markdownToHtml(text));
+  if (!sanitizeNatively || holdsRawHtml(text)) return sanitize(markdownToHtml(text));
+  const holder = document.createElement("div");
+  holder.append(sanitizeNatively(markdownToHtml(text)));
+  return holder.innerHTML;
 }
 
 /**
@@ -77,7 +87,20 @@ export function renderMarkdown(text) {
  * @returns {DocumentFragment}
  */
 export function renderMarkdownFragment(text, tokens) {
-  return sanitizeToFragment(markdownHtml(text, tokens));
+  const html = markdownHtml(text, tokens);
+  return sanitizeNatively && !holdsRawHtml(text, tokens) ? sanitizeNatively(html) : sanitizeToFragment(html);
+}
+
+const TAG_START = /<[A-Za-z!?/]/;
+
+/**
+ * Whether markdown may hold raw HTML (marked passes it through): the browser's sanitizer would treat it apart from
+ * DOMPurify (native_sanitizer.js). Without a `<` starting a tag, no; with `tokens`, whether one of them is raw HTML.
+ * @param {string} text @param {Token[]} [tokens]
+ */
+export function holdsRawHtml(text, tokens) {
+  if (!TAG_START.test(text)) return false;
+  return !tokens || someToken(tokens, (token) => token.type === "html", (raw) => raw.includes("<"));
 }
 
 /** marked's HTML, unsanitized (never insert it as is). @param {string} text @returns {string} */
@@ -120,10 +143,21 @@ const VOID_TAG = /^<(?:br|hr|img|wbr)\b[^<>]*>$/i;
  * @param {Token[]} tokens
  */
 export function needsWholeRender(tokens) {
+  const differs = (/** @type {Token} */ token) => token.type === "def"
+    || (token.type === "html" && !VOID_TAG.test(token.raw.trim()));
+  return someToken(tokens, differs, (raw) => raw.includes("<") || raw.includes("]:"));
+}
+
+/**
+ * Whether a token of `tokens`, or nested in one whose source `mayHold` says could hold it, passes `test`.
+ * @param {Token[]} tokens @param {(token: Token) => boolean} test @param {(raw: string) => boolean} mayHold
+ * @returns {boolean}
+ */
+function someToken(tokens, test, mayHold) {
   for (const token of tokens) {
-    if (token.type === "def" || (token.type === "html" && !VOID_TAG.test(token.raw.trim()))) return true;
-    if (!token.raw.includes("<") && !token.raw.includes("]:")) continue;
-    for (const children of childTokens(token)) if (needsWholeRender(children)) return true;
+    if (test(token)) return true;
+    if (!mayHold(token.raw)) continue;
+    for (const children of childTokens(token)) if (someToken(children, test, mayHold)) return true;
   }
   return false;
 }

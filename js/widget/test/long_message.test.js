@@ -1,7 +1,7 @@
 // A long message drawn from its end (src/long_message.js), against marked's whole render. Run: cd js/widget && node --test
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { markdownHtml, markdownToHtml, markdownTokens, needsWholeRender } from "../src/markdown.js";
+import { holdsRawHtml, markdownHtml, markdownToHtml, markdownTokens, needsWholeRender } from "../src/markdown.js";
 import { BackwardText } from "../src/long_message.js";
 import { longReply, TRICKY } from "./markdown_samples.js";
 
@@ -107,4 +107,19 @@ test("whether blocks can be rendered apart looks past the top level only where a
   const started = performance.now();
   assert.equal(needsWholeRender(markdownTokens.lex(many)), false);
   assert.ok(performance.now() - started < 2_000);
+});
+
+test("markdown holds raw HTML only where a tag is, void tags included; less-than signs, code and autolinks are not", () => {
+  const raw = (/** @type {string} */ text) => holdsRawHtml(text, markdownTokens.lex(text));
+  for (const text of ["a <kbd>b</kbd>\n", "<details>x</details>\n", "line<br>break\n", "> quote <!-- c -->\n",
+    "| a |\n|---|\n| <b>x</b> |\n", "- item <span>s</span>\n", "<?php x ?>\n", "</p>\n"]) {
+    assert.equal(raw(text), true, text);
+  }
+  for (const text of ["1 < 2 and 3 > 2\n", "`<div>` in code\n", "```html\n<div>\n```\n", "see <https://example.com>\n",
+    "$x<y$ and $$a<b$$\n", "&lt;b&gt; escaped \\<b>\n", "no tag at all\n"]) {
+    assert.equal(raw(text), false, text);
+  }
+  // without tokens, any tag-like `<` counts
+  assert.equal(holdsRawHtml("`<div>`"), true);
+  assert.equal(holdsRawHtml("1 < 2"), false);
 });
