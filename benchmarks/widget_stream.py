@@ -2,7 +2,7 @@
 through a bare anywidget that only appends text with 16 ms batching (the transport limit), in the same run.
 
 Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history N[,N...]] [--shape S[,S...]|all]
-                                        [--runs R] [--keep DIR]
+                                        [--runs R] [--keep DIR] [--profile] [--trace] [--traffic]
   --shape S    what the reply is (markdown_reply): mix (default; headings, paragraphs, lists, tables, math, code),
                code (one 80 KB fenced block), paragraph (one long paragraph), list (one long list), table (one long
                table), math (inline and display formulas); several run one after another, "all" runs each.
@@ -21,7 +21,9 @@ against a reference widget in the same page that renders the final text in one g
 (renderMarkdown + enhanceCodeBlocks, bundled here with the widget's esbuild); that reference's own time ("one go":
 rendering, sanitizing, highlighting and layout of the final text in one task, cold and warm) is printed too, the least
 main-thread work drawing the reply takes.
-Kernel times are time.time(), browser times Date.now(): one machine, one clock.
+Kernel times are time.time(), browser times Date.now(): one machine, one clock. --profile samples the page's functions
+(and prints the hottest, and the widget's own JS time); a sampling profiler slows script down, so the figures to
+compare are those of runs without it.
 """
 
 from __future__ import annotations
@@ -283,6 +285,7 @@ TRAFFIC = False
 TRACE = False
 
 CHAT_TEXT = ".nbc-message[data-role='assistant'] .nbc-content"
+UNLAID = "nbc-unlaid"  # the chat's blocks put in without layout yet (js/widget/src/unlaid_blocks.js)
 REFERENCE_TEXT = ".nbc-content.reference"
 BARE_TEXT = ".bare-text"
 
@@ -296,10 +299,11 @@ BARE_TEXT = ".bare-text"
 # text: their own boxes; at most 200 looked at) include one inside the visible box (the window, cut by every ancestor
 # of the watched element that scrolls); a chat that draws a fast reply's newest text first and the blocks above it
 # later has its view final before its DOM is complete.
-RECORDER = """([cells, cell, selector, sample]) => {
+RECORDER = """([cells, cell, selector, sample, unlaid]) => {
   window.__benchRecorder?.observer.disconnect();
   window.__benchRecorder?.mutations.disconnect();
-  const state = { changed: 0, viewChanged: 0, frames: 0, active: true, busy: 0, longest: 0, tasks: [], growth: [] };
+  const state = { changed: 0, viewChanged: 0, laidOut: 0, unlaidSeen: false, frames: 0, active: true, busy: 0,
+                  longest: 0, tasks: [], growth: [] };
   state.observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       if (!state.active) continue;
@@ -357,6 +361,11 @@ RECORDER = """([cells, cell, selector, sample]) => {
   const tick = () => {
     if (!state.active) return;
     state.frames += 1;
+    if (state.el) {  // blocks in the DOM whose layout waits (content-visibility: hidden): laid out when none is left
+      const waiting = state.el.getElementsByClassName(unlaid).length > 0;
+      if (waiting) state.unlaidSeen = true, state.laidOut = 0;
+      else if (state.unlaidSeen && !state.laidOut) state.laidOut = Date.now();
+    }
     if (dirty) {
       dirty = false;
       state.changed = Date.now();
@@ -384,7 +393,7 @@ def run_output(lab: Lab, cell: int, tag: str, timeout: float = 120_000) -> dict[
 
 
 def watch(page: Page, cell: int, selector: str) -> None:
-    page.evaluate(RECORDER, [CELLS, cell, selector, PROFILE_TOP])
+    page.evaluate(RECORDER, [CELLS, cell, selector, PROFILE_TOP, UNLAID])
 
 
 def settled(page: Page, quiet: float = 1.5, timeout: float = 120.0) -> dict[str, Any]:
@@ -414,12 +423,14 @@ def element_text(page: Page, cell: int, selector: str, prop: str = "textContent"
 
 def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str, Any]:
     cdp = lab.page.context.new_cdp_session(lab.page)
-    cdp.send("Profiler.enable")
-    cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+    if PROFILE_TOP:  # a sampling profiler slows script down: only when its figures are asked for
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 200})
     watch(lab.page, show_cell, selector)
     cdp.send("Performance.enable")
     before = metrics(cdp)
-    cdp.send("Profiler.start")
+    if PROFILE_TOP:
+        cdp.send("Profiler.start")
     events: list[dict[str, Any]] = []
     if TRACE:
         cdp.on("Tracing.dataCollected", lambda data: events.extend(data["value"]))
@@ -428,7 +439,7 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     run = run_output(lab, run_cell, "RUN")
     state = settled(lab.page)
     stopped_at = float(lab.page.evaluate("Date.now()")) / 1000
-    profile = cdp.send("Profiler.stop")["profile"]
+    profile = cdp.send("Profiler.stop")["profile"] if PROFILE_TOP else {"nodes": []}
     if TRACE:
         finished: list[bool] = []
         cdp.on("Tracing.tracingComplete", lambda _: finished.append(True))
@@ -441,15 +452,18 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     cdp.detach()
     done = state["changed"] / 1000
     view_done = (state["viewChanged"] or state["changed"]) / 1000
+    laid_out = max(done, state["laidOut"] / 1000)
     spent = {name: after[name] - before[name] for name in ("ScriptDuration", "LayoutDuration", "RecalcStyleDuration")}
     return {**run, "dom_done": done, "to_dom": done - run["t0"], "lag": done - run["t_end"],
             "to_view": view_done - run["t0"], "view_lag": view_done - run["t_end"],
-            "frames": state["frames"], "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
+            "to_laid_out": laid_out - run["t0"], "laid_out_lag": laid_out - run["t_end"], "frames": state["frames"],
+            "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
             "script": spent["ScriptDuration"], "layout": spent["LayoutDuration"] + spent["RecalcStyleDuration"],
             "tasks": state["tasks"], "growth": state["growth"], "trace": trace_summary(events),
             "top_longest": top_functions(profile, since=longest_task(state)[0], until=sum(longest_task(state)),
                                          stopped_at=stopped_at),
-            "widget_js": self_time(profile, lambda url: url.startswith("blob:")), "top": top_functions(profile),
+            "widget_js": self_time(profile, lambda url: url.startswith("blob:")) if PROFILE_TOP else None,
+            "top": top_functions(profile),
             "top_end": top_functions(profile, since=run["t_end"] - 0.5, until=max(done, run["t_end"]),
                                      stopped_at=stopped_at)}
 
@@ -593,12 +607,18 @@ def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None,
                                               f", the chat's notebook held {history:,} messages before the stream")
           + " ===")
     report(info, chat, bare, counts, checks)
+    if chat_html and ref_html and chat_html != ref_html:
+        at = next((i for i, (a, b) in enumerate(zip(chat_html, ref_html, strict=False)) if a != b),
+                  min(len(chat_html), len(ref_html)))
+        print(f"  the chat's DOM differs at character {at:,}: chat {chat_html[max(0, at - 80):at + 80]!r}\n"
+              f"  full render {ref_html[max(0, at - 80):at + 80]!r}")
     print("the final text drawn in one go (render, sanitize, highlight, layout; one task): "
           f"cold {one_go['cold']:.2f} s, warm {one_go['warm']:.2f} s")
     return {"shape": shape, "history": history, "chat": counts["chat"], "bare": counts["bare"], "lag": chat["lag"],
             "to_dom": chat["to_dom"], "bare_to_dom": bare["to_dom"], "bare_lag": bare["lag"],
             "to_view": chat["to_view"], "view_lag": chat["view_lag"], "bare_to_view": bare["to_view"],
-            "dom_ratio": chat["to_dom"] / max(bare["to_dom"], 0.001), "longest": chat["longest"],
+            "laid_out_lag": chat["laid_out_lag"], "dom_ratio": chat["to_dom"] / max(bare["to_dom"], 0.001),
+            "longest": chat["longest"],
             "one_go_cold": one_go["cold"], "one_go_warm": one_go["warm"], "checks_ok": all(checks.values())}
 
 
@@ -613,7 +633,7 @@ def median_run(results: list[dict[str, Any]]) -> dict[str, Any]:
     return {"shape": results[0]["shape"], "history": results[0]["history"], "runs": len(results), **sent,
             **{key: middle(lambda r, key=key: r[key])
                for key in ("lag", "to_dom", "bare_to_dom", "bare_lag", "dom_ratio", "longest", "to_view",
-                           "view_lag", "bare_to_view", "one_go_cold", "one_go_warm")},
+                           "view_lag", "bare_to_view", "laid_out_lag", "one_go_cold", "one_go_warm")},
             "checks_ok": all(result["checks_ok"] for result in results)}
 
 
@@ -623,9 +643,12 @@ def print_targets(medians: list[dict[str, Any]], chunks: int, pace: float, repea
     speed = "as fast as possible" if not pace else f"paced over ~{pace:g} s"
     print(f"\nmedians of {repeat} run(s), {chunks:,} chunks {speed} (load average now {load}):")
     print("DOM: the chat's whole reply drawn (its last change); view: the last change inside the reader's view; "
-          "one go: the final text drawn in one task, warm (a floor for the page's work)")
+          "laid out: no block of the reply left waiting for its layout (blocks drawn above a reader who follows the "
+          "reply are laid out in idle time); one go: the final text drawn in one task, warm (a floor for the page's "
+          "work)")
     print(f"{'shape':>9} {'history':>9} {'chat to DOM s':>14} {'bare to DOM s':>14} {'DOM ratio':>10} {'target':>7} "
-          f"{'chat lag s':>11} {'target':>7} {'view ratio':>11} {'view lag s':>11} {'bare lag s':>11} "
+          f"{'chat lag s':>11} {'target':>7} {'view ratio':>11} {'view lag s':>11} {'laid out lag s':>15} "
+          f"{'bare lag s':>11} "
           f"{'longest task s':>15} {'one go s':>9} {'checks':>7}")
     for run in medians:
         history = "-" if run["history"] is None else f"{run['history']:,}"
@@ -633,6 +656,7 @@ def print_targets(medians: list[dict[str, Any]], chunks: int, pace: float, repea
               f"{run['dom_ratio']:>9.2f}x "
               f"{'<= 2x':>7} {run['lag']:>11.2f} {'<= 0.1':>7} "
               f"{run['to_view'] / max(run['bare_to_dom'], 0.001):>10.2f}x {run['view_lag']:>11.2f} "
+              f"{run['laid_out_lag']:>15.2f} "
               f"{run['bare_lag']:>11.2f} {run['longest']:>15.3f} {run['one_go_warm']:>9.2f} "
               f"{'ok' if run['checks_ok'] else 'FAIL':>7}")
     for run in medians:
@@ -681,11 +705,14 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
            checks: dict[str, bool]) -> None:
     print(f"\n{info['chars']:,} chars in {info['chunks']:,} chunks\n")
     print(f"{'':<24}{'messages':>9}{'KB sent':>9}{'stream s':>9}{'to DOM s':>9}{'lag s':>7}{'view lag s':>11}"
+          f"{'laid out lag s':>15}"
           f"{'frames':>7}{'long tasks s':>13}{'longest s':>10}{'script s':>9}{'layout s':>9}{'widget JS s':>12}")
     for name, row, sent in (("Chat widget", chat, counts["chat"]), ("bare anywidget (16 ms)", bare, counts["bare"])):
         print(f"{name:<24}{sent['messages']:>9}{sent['bytes'] / 1000:>9.1f}{row['t_end'] - row['t0']:>9.2f}"
-              f"{row['to_dom']:>9.2f}{row['lag']:>7.2f}{row['view_lag']:>11.2f}{row['frames']:>7}{row['busy']:>13.2f}{row['longest']:>10.2f}"
-              f"{row['script']:>9.2f}{row['layout']:>9.2f}{row['widget_js']:>12.2f}")
+              f"{row['to_dom']:>9.2f}{row['lag']:>7.2f}{row['view_lag']:>11.2f}{row['laid_out_lag']:>15.2f}"
+              f"{row['frames']:>7}{row['busy']:>13.2f}{row['longest']:>10.2f}"
+              f"{row['script']:>9.2f}{row['layout']:>9.2f}"
+              f"{'-' if row['widget_js'] is None else format(row['widget_js'], '.2f'):>12}")
     print(f"\nratio chat/bare: time to DOM {chat['to_dom'] / bare['to_dom']:.2f}x, "
           f"end-of-stream lag {chat['lag'] / max(bare['lag'], 0.001):.1f}x, "
           f"messages {counts['chat']['messages'] / max(1, counts['bare']['messages']):.2f}x")
