@@ -1,6 +1,7 @@
 """A reply that arrives faster than it can be drawn shows its newest text first (js/widget/src/streaming_markdown.js
 `ahead`, skipped_blocks.js): the blocks far behind its end are drawn later, in their place, without moving what the
-reader sees, and the reply ends drawn exactly as one that was drawn block by block — in a real JupyterLab."""
+reader sees (above a reader who follows the reply, laid out later still: unlaid_blocks.js), and the reply ends drawn
+exactly as one that was drawn block by block — in a real JupyterLab."""
 
 from __future__ import annotations
 
@@ -32,12 +33,14 @@ SECOND_VIEW = "chat"
 # Per frame while the reply is drawn: the order in which section headings first show, whether the reply's last line
 # shows, where it is in the list's box, and how far the list is from its end.
 WATCH = """root => {
-  const state = window.__fastStream = { order: [], frames: [], done: false };
+  const state = window.__fastStream = { order: [], frames: [], done: false, mostUnlaid: 0 };
   const seen = new Set();
   const tick = () => {
     const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
     const list = root.querySelector('.nbc-messages');
     if (reply) {
+      const unlaid = reply.getElementsByClassName('nbc-unlaid').length;
+      state.mostUnlaid = Math.max(state.mostUnlaid, unlaid);
       for (const h of reply.querySelectorAll('.nbc-content > h2')) {
         if (!seen.has(h.textContent)) { seen.add(h.textContent); state.order.push(h.textContent); }
       }
@@ -49,6 +52,7 @@ WATCH = """root => {
           fromEnd: list.scrollHeight - list.scrollTop - list.clientHeight,
           headings: reply.querySelectorAll('.nbc-content > h2').length,
           drawn: reply.dataset.drawn === 'true',
+          unlaid,
         });
       }
       if (reply.dataset.drawn === 'true' && reply.dataset.loading === 'false' && last) { state.done = true; return; }
@@ -166,3 +170,102 @@ def test_a_chat_restored_with_a_few_messages_follows_a_reply_started_from_a_cell
     frames = lab.page.evaluate("() => window.__fastStream.frames")
     assert frames[-1]["fromEnd"] <= 24, frames[-1]  # the list followed the reply to its end
     assert chat.root.locator("[data-action=jump-latest]").is_hidden()
+
+
+def test_blocks_drawn_above_a_reader_following_a_fast_reply_are_laid_out_later_all_by_its_end(lab: Lab) -> None:
+    _, state = stream_fast(lab)
+    assert state["mostUnlaid"] > 0  # blocks were put in before their layout
+    assert state["frames"][-1]["unlaid"] == 0
+    assert state["frames"][-1]["fromEnd"] <= 24
+    laid_out = [(before, after) for before, after in itertools.pairwise(state["frames"])
+                if after["unlaid"] < before["unlaid"] and before["fromEnd"] <= 24]
+    assert laid_out, "no frame laid blocks out while the reader was at the end"
+    for before, after in laid_out:  # the reader who follows stays at the end, the last line where it was
+        assert after["fromEnd"] <= 24, (before, after)
+        assert abs(after["top"] - before["top"]) <= 2, (before, after)
+
+
+NO_IDLE_TIME = "() => { window.__idle = window.requestIdleCallback; window.requestIdleCallback = () => 0; }"
+IDLE_TIME_BACK = "() => { window.requestIdleCallback = window.__idle; }"
+# the list's distance from its end, the unlaid blocks left, and the section heading nearest the middle of its box
+VIEW = """list => {
+  const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+  const box = list.getBoundingClientRect();
+  const middle = (box.top + box.bottom) / 2;
+  const headings = [...reply.querySelectorAll('.nbc-content > h2')];
+  const nearest = headings.reduce((best, h) => Math.abs(h.getBoundingClientRect().top - middle)
+    < Math.abs(best.getBoundingClientRect().top - middle) ? h : best);
+  return { fromEnd: list.scrollHeight - list.scrollTop - list.clientHeight,
+           unlaid: reply.getElementsByClassName('nbc-unlaid').length,
+           section: Number(nearest.textContent.split(' ')[1]) };
+}"""
+
+
+def held_with_blocks_unlaid(lab: Lab) -> ChatPage:
+    """A fast reply that holds (still streaming) with every block drawn and, the page having no idle time, blocks
+    above the reader's view not laid out yet."""
+    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
+    lab.page.evaluate(NO_IDLE_TIME)
+    chat.send("Write the report")
+    reply = chat.messages("assistant").last
+    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
+    lab.page.wait_for_function(
+        "([reply, sections]) => reply.querySelectorAll('.nbc-content > h2').length === sections",
+        arg=[reply.element_handle(), SECTIONS], timeout=30_000)
+    view = chat.root.locator(".nbc-messages").evaluate(VIEW)
+    assert view["unlaid"] > 0
+    assert view["fromEnd"] <= 24
+    assert reply.locator(".nbc-unlaid").first.evaluate("el => el.getBoundingClientRect().height") == 0
+    return chat
+
+
+def scrolled_up_view(lab: Lab, chat: ChatPage) -> dict:
+    """The view once the list stopped scrolling; Stop ends the reply and the page gets its idle time back."""
+    messages = chat.root.locator(".nbc-messages")
+    messages.evaluate("""list => new Promise((done) => {  // the same offset over two frames 100 ms apart
+        let top = list.scrollTop;
+        const look = () => list.scrollTop === top ? done(true) : (top = list.scrollTop, setTimeout(look, 100));
+        setTimeout(look, 100); })""")
+    view: dict = messages.evaluate(VIEW)
+    lab.page.evaluate(IDLE_TIME_BACK)
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
+    return view
+
+
+def test_a_reader_who_scrolls_up_with_the_wheel_finds_every_block_laid_out_just_above_the_end(lab: Lab) -> None:
+    chat = held_with_blocks_unlaid(lab)
+    chat.messages("assistant").last.get_by_text("Paragraph 1: the reply holds here.").hover()
+    lab.page.mouse.wheel(0, -4_000)  # a fling: past the text drawn last, into the blocks laid out later
+    view = scrolled_up_view(lab, chat)
+    assert view["unlaid"] == 0
+    assert 3_000 <= view["fromEnd"] <= 5_000, view
+    assert view["section"] >= SECTIONS - 40, view  # 4,000 px above the end, not where blocks without height put it
+
+
+def test_a_reader_who_pages_up_with_the_keyboard_finds_every_block_laid_out_just_above_the_end(lab: Lab) -> None:
+    chat = held_with_blocks_unlaid(lab)
+    chat.root.locator(".nbc-messages").focus()
+    lab.page.keyboard.press("PageUp")
+    view = scrolled_up_view(lab, chat)
+    assert view["unlaid"] == 0
+    assert 100 <= view["fromEnd"] <= 1_500
+    assert view["section"] >= SECTIONS - 10
+
+
+def test_a_scroll_without_input_lays_every_block_out_keeping_what_the_reader_sees(lab: Lab) -> None:
+    chat = held_with_blocks_unlaid(lab)
+    # e.g. find in page or a screen reader moving the view: no wheel, key or pointer first
+    moved = chat.root.locator(".nbc-messages").evaluate("""list => new Promise((done) => {
+        list.scrollIntoView({ block: 'nearest' });
+        list.scrollTop -= 400;
+        const box = list.getBoundingClientRect();
+        const seen = document.elementFromPoint(box.left + box.width / 2, box.top + 40);
+        const before = seen.getBoundingClientRect().top;
+        requestAnimationFrame(() => requestAnimationFrame(() =>
+          done({ moved: seen.getBoundingClientRect().top - before, connected: seen.isConnected })));
+      })""")
+    view = scrolled_up_view(lab, chat)
+    assert view["unlaid"] == 0
+    assert moved["connected"]
+    assert abs(moved["moved"]) <= 2, moved

@@ -8,6 +8,7 @@ import { mentionChips, renderChips } from "./mentions.js";
 import { preloadKatex } from "./katex_lazy.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { SkippedBlocks, SLICE_CHARS, VIEW_SLICE_CHARS } from "./skipped_blocks.js";
+import { UnlaidBlocks } from "./unlaid_blocks.js";
 import { bound, t } from "./i18n.js";
 import { FILL_BUDGET_MS, HistoryWindow } from "./history_window.js";
 import { ToolCard } from "./tool_card.js";
@@ -36,6 +37,10 @@ export const SKIPPED_BUDGET_MS = 16;
 /** Idle time a slice drawn in idle time leaves to the page; and the longest wait for an idle period. */
 export const IDLE_SLACK_MS = 4;
 export const IDLE_TIMEOUT_MS = 200;
+/** Main-thread time one task may spend laying out blocks put in without their layout once the reply ended
+ * (unlaid_blocks.js); while it streams, they are laid out only in idle periods of at least MIN_LAYOUT_MS. */
+export const LAYOUT_SLICE_MS = 40;
+export const MIN_LAYOUT_MS = 10;
 /** Main-thread time one step may spend lexing a long message that arrived whole (long_message.js). */
 export const LEX_BUDGET_MS = 24;
 /**
@@ -359,6 +364,11 @@ class MessageNode {
     this.idle = 0;
     /** blocks a fast stream skipped, drawn later in their place */
     this.skipped = new SkippedBlocks(this.body);
+    /** skipped blocks drawn above a reader who follows the reply, laid out later */
+    this.unlaid = new UnlaidBlocks(() => this.hooks.following?.() ?? false, () => {
+      this.keepFollowing();
+      this.scheduler.add(this); // drawn, once nothing else waits
+    });
     this.tools = document.createElement("div");
     this.tools.className = "nbc-tools";
     this.error = document.createElement("div");
@@ -555,7 +565,7 @@ class MessageNode {
     const live = this.renderedContent === this.content || this.renderLive(now);
     if (this.skipped.pending) this.drawSkipped(now, live);
     if (!live || this.skipped.pending) return false;
-    if (this.backward?.pending) {
+    if (this.backward?.pending || this.unlaid.pending) {
       this.drawInIdleTime(); // what is left lies above the reader's view
       return true;
     }
@@ -565,20 +575,40 @@ class MessageNode {
   }
 
   /**
-   * Draw what lies above the reader's view (a long message's older slices) in the page's idle time, a slice at a
-   * time, so it never delays a frame or the reader's input; at the latest IDLE_TIMEOUT_MS apart.
+   * Draw what lies above the reader's view (a long message's older slices; blocks not laid out yet) in the page's
+   * idle time, a slice or a block at a time, so it never delays a frame or the reader's input; at the latest
+   * IDLE_TIMEOUT_MS apart.
    */
   drawInIdleTime() {
     if (this.idle) return;
     const idle = globalThis.requestIdleCallback ?? ((/** @type {any} */ fn) => setTimeout(() => fn(null), 16));
     this.idle = idle(bound((/** @type {IdleDeadline|null} */ deadline) => {
       this.idle = 0;
-      if (this.disposed || this.renderedContent !== this.content) return; // the text changed: drawn anew per frame
-      do this.body.prepend(this.nextBackwardSlice());
-      while (this.backward?.pending && (deadline?.timeRemaining() ?? 0) > IDLE_SLACK_MS);
-      if (this.backward?.pending) this.drawInIdleTime();
+      if (this.disposed) return;
+      // a long message's slices wait while its text changes (it is drawn anew per frame)
+      const slices = () => this.backward?.pending === true && this.renderedContent === this.content;
+      const remaining = () => (deadline?.timeRemaining() ?? 0) - IDLE_SLACK_MS;
+      if (slices()) {
+        do this.body.prepend(this.nextBackwardSlice());
+        while (slices() && remaining() > 0);
+      } else if (this.unlaid.pending) {
+        // while the reply streams or its skipped blocks wait, only in long idle periods (they come first); then a
+        // slice at a time
+        const drawing = this.el.dataset.loading === "true" || this.skipped.pending;
+        const budget = drawing ? remaining() : Math.max(remaining(), LAYOUT_SLICE_MS);
+        if (budget >= MIN_LAYOUT_MS) {
+          this.unlaid.reveal(budget);
+          this.keepFollowing();
+        }
+      }
+      if (slices() || this.unlaid.pending) this.drawInIdleTime();
       else this.scheduler.add(this); // marked drawn in the next frame
     }), { timeout: IDLE_TIMEOUT_MS });
+  }
+
+  /** Blocks above the view were laid out: a reader who follows the reply stays at its end. */
+  keepFollowing() {
+    if (this.hooks.following?.()) this.hooks.toEnd?.();
   }
 
   /**
@@ -594,12 +624,15 @@ class MessageNode {
       do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, VIEW_SLICE_CHARS);
       while (this.skipped.pending && performance.now() - now < FILL_BUDGET_MS && near());
     } else if (live) {
-      // a reader who follows the reply is put back at its end once, not kept in place after every slice
+      // a reader who follows the reply is put back at its end once, not kept in place after every slice; what is
+      // drawn above that reader is laid out later, in idle time
       const following = this.hooks.following?.() ?? false;
       const keep = following ? null : list;
-      do this.skipped.drawNext((nodes) => this.enhanced(nodes), keep, this.hooks.shifted, SLICE_CHARS);
+      const defer = following && list ? (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list) : null;
+      do this.skipped.drawNext((nodes) => this.enhanced(nodes), keep, this.hooks.shifted, SLICE_CHARS, defer);
       while (this.skipped.pending && performance.now() - now < SKIPPED_BUDGET_MS);
       if (following) this.hooks.toEnd?.();
+      if (this.unlaid.pending) this.drawInIdleTime();
     }
   }
 
@@ -659,6 +692,7 @@ class MessageNode {
       this.stream = new MarkdownStream(renderMarkdownFragment);
       this.stream.live = this.el.dataset.loading === "true";
       this.skipped.clear();
+      this.unlaid.clear();
       this.body.replaceChildren();
       this.tailNodes = [];
       this.openCode = null;
@@ -674,6 +708,7 @@ class MessageNode {
     this.tailOnly = !step.reset && !step.skipped && step.finished.length === 0 && !code;
     if (step.reset) {
       this.skipped.clear();
+      this.unlaid.clear();
       this.body.replaceChildren();
     }
     for (const node of this.tailNodes) node.remove();
@@ -705,6 +740,7 @@ class MessageNode {
       && this.content.length >= LONG_MESSAGE) {
       this.backward = new BackwardText(this.content);
       this.skipped.clear();
+      this.unlaid.clear();
       this.body.replaceChildren();
       this.tailNodes = [];
       this.openCode = null;
@@ -798,6 +834,7 @@ class MessageNode {
   dispose() {
     this.disposed = true;
     if (this.idle) (globalThis.cancelIdleCallback ?? clearTimeout)(this.idle);
+    this.unlaid.clear();
     this.el.remove();
   }
 }

@@ -77,8 +77,10 @@ export class SkippedBlocks {
    * of `list`, the view stays where it is (`shifted` is told the list moved its own content).
    * @param {(nodes: DocumentFragment) => DocumentFragment} enhance code blocks highlighted, toolbars
    * @param {HTMLElement|null} list @param {(() => void) | undefined} shifted @param {number} [chars] slice size
+   * @param {((nodes: DocumentFragment) => void) | null} [defer] told of the nodes before they are put in (their
+   *   layout may wait: unlaid_blocks.js)
    */
-  drawNext(enhance, list, shifted, chars = SLICE_CHARS) {
+  drawNext(enhance, list, shifted, chars = SLICE_CHARS, defer = null) {
     const run = this.runs[this.runs.length - 1];
     if (!run) return;
     let start = run.blocks.length;
@@ -89,6 +91,7 @@ export class SkippedBlocks {
     }
     const tokens = run.blocks.splice(start);
     const nodes = enhance(renderMarkdownFragment(tokens.map((token) => token.raw).join(""), tokens));
+    defer?.(nodes);
     const place = this.place(run);
     const before = list ? place() : 0;
     const above = list !== null && before < list.getBoundingClientRect().top;

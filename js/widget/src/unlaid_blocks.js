@@ -1,0 +1,112 @@
+// Blocks of a fast reply drawn above a reader who follows its end (skipped_blocks.js) are put in without being laid
+// out (content-visibility: hidden: no layout, style or paint while the reply streams, which is about half of what
+// drawing them costs the page), then laid out in idle time, nearest the reader's view first. A reader who reaches for
+// the list (wheel, key, pointer, touch) gets every one laid out at once, before the browser scrolls, so scrolling up
+// finds the reply whole and nothing jumps; a scroll that came otherwise lays them out keeping the view where it is.
+
+export const UNLAID = "nbc-unlaid";
+
+const INPUTS = ["wheel", "keydown", "pointerdown", "touchstart"];
+/** A batch of at least this many blocks tells what laying out one costs. */
+const LEARN_FROM = 32;
+
+export class UnlaidBlocks {
+  /**
+   * @param {() => boolean} following whether the reader follows the reply's end
+   * @param {() => void} revealed called after every block was laid out at the reader's input or scroll
+   */
+  constructor(following, revealed) {
+    this.revealed = revealed;
+    /** @type {Element[]} not laid out yet, the nearest the reader's view first */
+    this.elements = [];
+    /** @type {HTMLElement|null} the scrolling list whose input lays them all out */
+    this.list = null;
+    /** what laying out a block costs (learned; a first guess from an 80 KB reply of every kind of block) */
+    this.msPerBlock = 0.1;
+    this.onInput = () => {
+      this.revealAll();
+      this.revealed();
+    };
+    this.onScroll = () => {
+      if (!this.list || following()) return;
+      this.revealKeepingView(this.list);
+      this.revealed();
+    };
+  }
+
+  get pending() {
+    return this.elements.length > 0;
+  }
+
+  /**
+   * Keep the elements of `nodes` (blocks about to be put in above the reader's view, bottom-up) from being laid out.
+   * @param {DocumentFragment} nodes @param {HTMLElement} list the scrolling list
+   */
+  add(nodes, list) {
+    const elements = [...nodes.children];
+    for (const el of elements) el.classList.add(UNLAID);
+    this.elements.push(...elements.reverse()); // drawn bottom-up: the last of a slice is the nearest the view
+    if (this.list === list) return;
+    this.stopListening();
+    this.list = list;
+    for (const type of INPUTS) list.addEventListener(type, this.onInput, { capture: true, passive: true });
+    list.addEventListener("scroll", this.onScroll, { passive: true });
+  }
+
+  /**
+   * Lay out the nearest blocks now (their layout is this call's cost), about as many as `budget` milliseconds allow:
+   * the cost of a block is learned from the batches before (a layout also costs a few milliseconds of its own, so
+   * batches are large, not one block at a time). @param {number} budget
+   */
+  reveal(budget) {
+    const count = Math.max(1, Math.floor(budget / this.msPerBlock));
+    const started = performance.now();
+    const elements = this.elements.splice(0, count);
+    for (const el of elements) show(el);
+    void (/** @type {HTMLElement} */ (elements[elements.length - 1])).offsetHeight;
+    if (elements.length >= LEARN_FROM) this.msPerBlock = (performance.now() - started) / elements.length;
+    if (!this.pending) this.stopListening();
+  }
+
+  revealAll() {
+    for (const el of this.elements) show(el);
+    this.elements = [];
+    this.stopListening();
+  }
+
+  /**
+   * Lay out every block, keeping what the reader sees of `list` where it is (the element at the middle of the part of
+   * it in the window). @param {HTMLElement} list
+   */
+  revealKeepingView(list) {
+    const box = list.getBoundingClientRect();
+    const top = Math.max(box.top, 0);
+    const bottom = Math.min(box.bottom, window.innerHeight);
+    const anchor = bottom > top ? document.elementFromPoint(box.left + box.width / 2, (top + bottom) / 2) : null;
+    const inside = anchor !== null && list.contains(anchor);
+    const before = inside ? anchor.getBoundingClientRect().top : 0;
+    this.revealAll();
+    if (!inside) return;
+    const moved = anchor.getBoundingClientRect().top - before;
+    if (Math.abs(moved) >= 0.5) list.scrollTop += moved;
+  }
+
+  /** Forget every block (the body is drawn anew). */
+  clear() {
+    this.elements = [];
+    this.stopListening();
+  }
+
+  stopListening() {
+    if (!this.list) return;
+    for (const type of INPUTS) this.list.removeEventListener(type, this.onInput, { capture: true });
+    this.list.removeEventListener("scroll", this.onScroll);
+    this.list = null;
+  }
+}
+
+/** @param {Element} el */
+function show(el) {
+  el.classList.remove(UNLAID);
+  if (el.classList.length === 0) el.removeAttribute("class");
+}
