@@ -73,11 +73,10 @@ export function sanitizeToFragment(html) {
 export const sanitizeNatively = typeof document === "undefined" ? null
   : nativeSanitizer((tag, name, value) => purify.isValidAttribute(tag, name, value));
 
-/** @param {string} text @returns {string} sanitized HTML */
+/** @param {string} text @returns {string} sanitized HTML (what renderMarkdownFragment gives, serialized) */
 export function renderMarkdown(text) {
-  if (!sanitizeNatively || holdsRawHtml(text)) return sanitize(markdownToHtml(text));
   const holder = document.createElement("div");
-  holder.append(sanitizeNatively(markdownToHtml(text)));
+  holder.append(renderMarkdownFragment(text));
   return holder.innerHTML;
 }
 

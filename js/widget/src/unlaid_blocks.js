@@ -4,7 +4,7 @@
 // the list (wheel, key, pointer, touch) gets every one laid out at once, before the browser scrolls, so scrolling up
 // finds the reply whole and nothing jumps; a scroll that came otherwise lays them out keeping the view where it is.
 
-export const UNLAID = "nbc-unlaid";
+const UNLAID = "nbc-unlaid";
 
 const INPUTS = ["wheel", "keydown", "pointerdown", "touchstart"];
 /** A batch of at least this many blocks tells what laying out one costs. */
