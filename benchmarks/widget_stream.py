@@ -361,7 +361,7 @@ RECORDER = """([cells, cell, selector, sample, unlaid]) => {
   const tick = () => {
     if (!state.active) return;
     state.frames += 1;
-    if (state.el) {  // blocks in the DOM whose layout waits (content-visibility: hidden): laid out when none is left
+    if (state.el) {  // blocks in the DOM whose layout waits (unlaid_blocks.js): laid out when none is left
       const waiting = state.el.getElementsByClassName(unlaid).length > 0;
       if (waiting) state.unlaidSeen = true, state.laidOut = 0;
       else if (state.unlaidSeen && !state.laidOut) state.laidOut = Date.now();

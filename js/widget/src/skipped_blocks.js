@@ -52,7 +52,8 @@ export class SkippedBlocks {
    */
   place(run) {
     let after = run.marker.nextSibling;
-    while (after && !(after instanceof Element)) after = after.nextSibling;
+    // the first element with a box (blocks put in without their layout have none: unlaid_blocks.js)
+    while (after && !(after instanceof Element && after.getClientRects().length > 0)) after = after.nextSibling;
     const anchor = after;
     return () => (anchor ?? this.body).getBoundingClientRect()[anchor ? "top" : "bottom"];
   }
