@@ -24,9 +24,11 @@ export class UnlaidBlocks {
     this.list = null;
     /** what laying out a block costs (learned; a first guess from an 80 KB reply of every kind of block) */
     this.msPerBlock = 0.1;
-    this.onInput = () => {
+    this.onInput = (/** @type {Event} */ event) => {
+      const list = this.list;
       this.revealAll();
       this.revealed();
+      if (list && event instanceof WheelEvent) scrollOnMainThread(list, event);
     };
     this.onScroll = () => {
       if (!this.list || following()) return;
@@ -50,7 +52,8 @@ export class UnlaidBlocks {
     if (this.list === list) return;
     this.stopListening();
     this.list = list;
-    for (const type of INPUTS) list.addEventListener(type, this.onInput, { capture: true, passive: true });
+    // not passive: a wheel is scrolled here, once every block is laid out (scrollOnMainThread)
+    for (const type of INPUTS) list.addEventListener(type, this.onInput, { capture: true, passive: false });
     list.addEventListener("scroll", this.onScroll, { passive: true });
   }
 
@@ -105,6 +108,23 @@ export class UnlaidBlocks {
     this.list = null;
   }
 }
+
+/**
+ * Scroll `list` by a vertical wheel now that its blocks are laid out, instead of letting the browser do it: the
+ * browser's threaded scrolling would use the layout it had before (the blocks laid out at this wheel would not be
+ * there yet, and the fling would stop at the top of what was laid out). Zoom (Ctrl) and sideways wheels are left to it.
+ * @param {HTMLElement} list @param {WheelEvent} event
+ */
+function scrollOnMainThread(list, event) {
+  if (event.defaultPrevented || event.ctrlKey || Math.abs(event.deltaY) <= Math.abs(event.deltaX)) return;
+  const unit = event.deltaMode === WheelEvent.DOM_DELTA_LINE ? LINE_PX
+    : event.deltaMode === WheelEvent.DOM_DELTA_PAGE ? list.clientHeight : 1;
+  event.preventDefault();
+  list.scrollTop += event.deltaY * unit;
+}
+
+/** Pixels a wheel's line is (browsers scroll about 40 px a line). */
+const LINE_PX = 40;
 
 /** @param {Element} el */
 function show(el) {
