@@ -90,6 +90,25 @@ export function renderMarkdownFragment(text, tokens) {
   return sanitizeNatively && !holdsRawHtml(text, tokens) ? sanitizeNatively(html) : sanitizeToFragment(html);
 }
 
+/**
+ * Sanitized nodes of markdown's HTML that holds no raw HTML (as renderMarkdownFragment sanitizes it).
+ * @param {string} html @returns {DocumentFragment}
+ */
+export function sanitizeMarkdownHtml(html) {
+  return sanitizeNatively ? sanitizeNatively(html) : sanitizeToFragment(html);
+}
+
+/**
+ * Sanitized nodes of markdown's HTML (without raw HTML) that goes inside an element `tag`, such as a list's items:
+ * the nodes sanitizing the whole element gives. @param {string} tag @param {string} html @returns {DocumentFragment}
+ */
+export function sanitizeInside(tag, html) {
+  const nodes = sanitizeMarkdownHtml(`<${tag}>${html}</${tag}>`);
+  const fragment = document.createDocumentFragment();
+  fragment.append(...(nodes.firstChild?.childNodes ?? []));
+  return fragment;
+}
+
 const TAG_START = /<[A-Za-z!?/]/;
 
 /**

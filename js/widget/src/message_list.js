@@ -2,7 +2,9 @@
 // reconciles by id. Markdown renders at most once per animation frame per message (less often when a render
 // is slow), never the whole conversation, and incrementally (streaming_markdown.js): finished blocks are drawn
 // once, only the open tail is redrawn, so a frame's work does not grow with the reply.
-import { button, codeBlock, enhanceCodeBlocks, flash, renderMarkdownFragment } from "./markdown.js";
+import {
+  button, codeBlock, enhanceCodeBlocks, flash, renderMarkdownFragment, sanitizeInside, sanitizeMarkdownHtml,
+} from "./markdown.js";
 import { BackwardText, LONG_MESSAGE } from "./long_message.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { preloadKatex } from "./katex_lazy.js";
@@ -337,6 +339,8 @@ class MessageNode {
     this.tailNodes = /** @type {ChildNode[]} */ ([]);
     /** an open code block drawn piece by piece (streaming_markdown.js): its element, pieces drawn, open rest */
     this.openCode = /** @type {{start: number, code: HTMLElement, pieces: number, rest: HTMLElement} | null} */ (null);
+    /** an open list drawn item by item: its id (streaming_markdown.js), element, pieces drawn, open last item's nodes */
+    this.openList = /** @type {{id: number, list: Element, pieces: number, rest: ChildNode[]} | null} */ (null);
     /** @type {Map<string, ToolCard>} */
     this.cards = new Map();
     this.signature = "";
@@ -696,6 +700,7 @@ class MessageNode {
       this.body.replaceChildren();
       this.tailNodes = [];
       this.openCode = null;
+      this.openList = null;
     }
     this.stream.ahead = this.streamed ? AHEAD_CHARS : Infinity;
     const step = this.stream.update(this.content);
@@ -711,13 +716,27 @@ class MessageNode {
       this.unlaid.clear();
       this.body.replaceChildren();
     }
+    const list = step.list;
+    if (list && !step.reset && !step.skipped && step.finished.length === 0 && this.openList?.id === list.id) {
+      this.drawListItems(list); // the same open list: only its newly finished items and its open last item
+      return false;
+    }
     for (const node of this.tailNodes) node.remove();
     this.tailNodes = [];
     this.openCode = null;
+    this.openList = null;
     if (step.skipped) this.skipped.add(step.skipped);
     for (const nodes of step.finished) this.body.append(this.enhanced(nodes));
     if (code) {
       this.startOpenCode(code);
+      return false;
+    }
+    if (list) {
+      const shell = sanitizeMarkdownHtml(list.shell);
+      this.tailNodes = [...shell.childNodes];
+      this.openList = { id: list.id, list: /** @type {Element} */ (shell.firstElementChild), pieces: 0, rest: [] };
+      this.body.append(shell);
+      this.drawListItems(list);
       return false;
     }
     if (step.tail) {
@@ -744,6 +763,7 @@ class MessageNode {
       this.body.replaceChildren();
       this.tailNodes = [];
       this.openCode = null;
+      this.openList = null;
     }
     if (!this.backward) return null;
     if (this.backward.lexing) {
@@ -798,6 +818,19 @@ class MessageNode {
       drawn.rest.insertAdjacentHTML("beforebegin", open.pieces[drawn.pieces]);
     }
     drawn.rest.innerHTML = open.open;
+  }
+
+  /** @param {import("./streaming_markdown.js").OpenList} open */
+  drawListItems(open) {
+    const drawn = /** @type {NonNullable<MessageNode["openList"]>} */ (this.openList);
+    const tag = drawn.list.tagName.toLowerCase();
+    for (const node of drawn.rest) node.remove();
+    for (; drawn.pieces < open.pieces.length; drawn.pieces += 1) {
+      drawn.list.append(this.enhanced(sanitizeInside(tag, open.pieces[drawn.pieces])));
+    }
+    const rest = this.enhanced(sanitizeInside(tag, open.open));
+    drawn.rest = [...rest.childNodes];
+    drawn.list.append(rest);
   }
 
   /** Sanitized nodes with their code blocks highlighted and given toolbars. @param {DocumentFragment} nodes */

@@ -14,6 +14,10 @@
 // highlighter ends it outside any string or comment, and the open rest, highlighted again each frame — so a frame
 // costs about CODE_PIECE characters however long the block grows. Once the block is closed (or the message is no
 // longer live) it renders as any block, in one go, so the final HTML still equals one render of the whole text.
+// A long open list (the blank line or block that ends it not streamed yet) is not rendered again whole every frame
+// either: it comes as `list` — its items before the last, each rendered once, and its last item, rendered again each
+// frame. The items drawn are checked against each update's lexing (each one's length; the list's kind, start and
+// looseness): a lexing that changed them starts the list over, so what is drawn is what one render gives.
 // A reply that arrives faster than it can be drawn (`ahead`): finished blocks that at least `ahead` characters of text
 // already follow are not rendered when they finish but returned as `skipped` (source and tokens), so an update that
 // skips costs a lexing and the reader's view, at the end of the reply, is drawn first; the message list renders the
@@ -27,9 +31,13 @@ import { codeLanguage, highlightPiece, markdownHtml, markdownTokens, needsWholeR
  *   growing, while the block stays open: draw the new ones), then of the `open` rest; `source` its code so far.
  * @typedef {{text: string, tokens: import("marked").Token[]}} Blocks finished top-level blocks left unrendered: their
  *   source and its tokens (lexed already), to render later, in their place
+ * @typedef {{id: number, shell: string, pieces: string[], open: string}} OpenList a long open list at the end of the
+ *   text: the unsanitized HTML of the list without items (`shell`: `<ul>\n</ul>\n`, `<ol start="3">\n</ol>\n`), of
+ *   its finished items in `pieces` (the same array, growing, while `id` stays: draw the new ones) and of its open last
+ *   item; the list's HTML is the shell with the pieces and the open item inside.
  * @template [R=string]
- * @typedef {{reset: boolean, skipped: Blocks|null, finished: R[], tail: R|null, pending: boolean, code?: OpenCode}}
- *   StreamStep
+ * @typedef {{reset: boolean, skipped: Blocks|null, finished: R[], tail: R|null, pending: boolean, code?: OpenCode,
+ *   list?: OpenList}} StreamStep
  *   reset: drop everything drawn so far first; skipped: finished blocks not rendered, because at
  *   least `ahead` characters of text follow them (they go before `finished`); finished: HTML of newly finished blocks, to keep (in order);
  *   tail: the open tail rendered, replacing the previous tail (null while pending); pending: more text waits for the
@@ -40,6 +48,8 @@ import { codeLanguage, highlightPiece, markdownHtml, markdownTokens, needsWholeR
  */
 
 const DISPLAY_MATH_OPENER = /^\${1,2}\n/;
+/** A paragraph that may be the start of an ordered list's next marker (up to nine digits, its "." or ")" to come). */
+const LIST_MARKER_SO_FAR = /^ {0,3}\d{1,9}\s*$/;
 
 /** Characters past the finished blocks one update looks at (the message list runs several per frame while time
  * remains, so this sets the step, not the frame's work). */
@@ -49,6 +59,10 @@ export const OPEN_CODE_MIN = 1_000;
 /** The open rest of a code block becomes a piece once it holds this many characters of whole lines. */
 export const CODE_PIECE = 2_000;
 const FENCE = /^(?:(`{3,})([^`\n]*)|(~{3,})([^\n]*))\n/;
+/** An open list longer than this (characters) is drawn item by item. */
+export const OPEN_LIST_MIN = 2_000;
+const TAG_START = /<[A-Za-z!?/]/;
+let listIds = 0;
 
 /** @template [R=string] */
 export class MarkdownStream {
@@ -86,6 +100,9 @@ export class MarkdownStream {
     /** @type {{lang: string|null, source: string, html: string} | null} the highlighted pieces of the last open code
      * block drawn piece by piece (the code they hold and their HTML): its whole render highlights only the rest */
     this.highlighted = null;
+    /** @type {(OpenList & {start: number, kind: string, lengths: number[]}) | null} the open list drawn item by item:
+     * where it starts in the text, its kind, start and looseness, and the length of each item drawn */
+    this.list = null;
   }
 
   /** @param {string} text the message's whole text so far @returns {StreamStep} */
@@ -139,9 +156,11 @@ export class MarkdownStream {
       return { reset, skipped, finished, tail: null, pending: true };
     }
     const code = this.openCode(open, tokens);
-    const rendered = code ? null : this.render(open, tokens.slice(count));
+    const list = code ? null : this.openList(open, tokens.slice(count));
+    const rendered = code || list ? null : this.render(open, tokens.slice(count));
     this.tailCost = share + performance.now() - tailStarted;
     if (code) return { reset, skipped, finished, tail: null, pending: false, code };
+    if (list) return { reset, skipped, finished, tail: null, pending: false, list };
     return { reset, skipped, finished, tail: rendered, pending: false };
   }
 
@@ -192,6 +211,42 @@ export class MarkdownStream {
     return code;
   }
 
+  /**
+   * The open tail as a long open list drawn item by item, or null when it is not one (see the top of this file).
+   * @param {string} open @param {import("marked").Token[]} tokens the open tail's top-level tokens
+   * @returns {OpenList|null}
+   */
+  openList(open, tokens) {
+    // the list, then only blank lines (they render as nothing)
+    const token = tokens[0]?.type === "list" && tokens.every((t, i) => i === 0 || t.type === "space")
+      && open.length >= OPEN_LIST_MIN && !TAG_START.test(open) ? /** @type {import("marked").Tokens.List} */ (tokens[0])
+      : null;
+    if (!token || token.items.length < 2) return (this.list = null);
+    const start = this.done.length;
+    const kind = `${token.ordered}:${token.start}:${token.loose}`;
+    let drawn = this.list?.start === start && this.list.kind === kind ? this.list : null;
+    // the items drawn must be what this lexing gives (their lengths), else the list starts over
+    const changed = (/** @type {number} */ length, /** @type {number} */ i) => i >= token.items.length - 1
+      || token.items[i].raw.length !== length;
+    if (drawn?.lengths.some(changed)) drawn = null;
+    const html = (/** @type {import("marked").Tokens.ListItem[]} */ items) => {
+      const whole = markdownHtml("", [{ ...token, items }]);
+      return whole.slice(whole.indexOf("\n") + 1, whole.lastIndexOf("</"));
+    };
+    if (!drawn) {
+      const shell = markdownHtml("", [{ ...token, items: [] }]);
+      drawn = this.list = { id: (listIds += 1), start, kind, lengths: [], shell, pieces: [], open: "" };
+    }
+    const finished = token.items.length - 1;
+    if (drawn.lengths.length < finished) {
+      const items = token.items.slice(drawn.lengths.length, finished);
+      drawn.pieces.push(html(items));
+      for (const item of items) drawn.lengths.push(item.raw.length);
+    }
+    drawn.open = html(token.items.slice(finished));
+    return drawn;
+  }
+
   /** @param {import("marked").Token[]} tokens @param {string} tail */
   incremental(tokens, tail) {
     let length = 0;
@@ -204,7 +259,8 @@ export class MarkdownStream {
 
 /**
  * How many tokens at the start of the tail are finished blocks: all tokens before the last non-blank one, stopping
- * early at a paragraph that opens display math (`$$` closed later, after a blank line, makes one block).
+ * early at a paragraph that opens display math (`$$` closed later, after a blank line, makes one block) and at a list
+ * that the last block may still join (a loose ordered list's next marker arriving: "2" becomes "2. item").
  * @param {import("marked").Token[]} tokens
  */
 export function finishedCount(tokens) {
@@ -213,6 +269,11 @@ export function finishedCount(tokens) {
   let count = 0;
   while (count < last && !(tokens[count].type === "paragraph" && DISPLAY_MATH_OPENER.test(tokens[count].raw))) {
     count += 1;
+  }
+  if (count === last && last > 0 && tokens[last].type === "paragraph" && LIST_MARKER_SO_FAR.test(tokens[last].raw)) {
+    let before = last - 1;
+    while (before > 0 && tokens[before].type === "space") before -= 1;
+    if (tokens[before].type === "list") count = before;
   }
   return count;
 }

@@ -26,6 +26,8 @@ export function longReply(size) {
 export const TRICKY = {
   "loose list with blank lines between items":
     "Intro:\n\n- one\n\n- two\n\n  still two\n\n- three\n\nAfter the list.\n",
+  "loose ordered lists (each next marker arrives after a blank line)":
+    "1. one\n\n2. two\n\n   more of two\n\n10. ten\n\nAfter.\n\n7) seven\n\n8) eight\n\n42\n",
   "ordered list then a paragraph, then another list":
     "3. three\n4. four\n\n   continued\n\nplain\n\n1. again\n2. more\n",
   "nested lists": "- a\n  - a1\n\n  - a2\n- b\n\n    code in b\n\nend",

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { highlightPiece, markdownHtml, markdownToHtml, markdownTokens } from "../src/markdown.js";
-import { BUDGET, CODE_PIECE, MarkdownStream, OPEN_CODE_MIN } from "../src/streaming_markdown.js";
+import { BUDGET, CODE_PIECE, MarkdownStream, OPEN_CODE_MIN, OPEN_LIST_MIN } from "../src/streaming_markdown.js";
 import { longReply, TRICKY } from "./markdown_samples.js";
 
 /**
@@ -33,7 +33,7 @@ class Shown {
       if (step.reset) this.finished = [];
       if (step.skipped) this.finished.push(step.skipped);
       this.finished.push(...step.finished);
-      this.tail = step.tail ?? "";
+      this.tail = step.list ? listHtml(step.list) : step.tail ?? "";
       this.steps.push(step);
     } while (step.pending);
     return this;
@@ -42,6 +42,12 @@ class Shown {
     const drawn = this.finished.map((part) => (typeof part === "string" ? part : this.render(part.text, part.tokens)));
     return drawn.join("") + this.tail;
   }
+}
+
+/** The HTML of a list drawn item by item: its shell with the pieces and the open item inside. @param {any} list */
+function listHtml(list) {
+  const inside = list.shell.indexOf("\n") + 1;
+  return list.shell.slice(0, inside) + list.pieces.join("") + list.open + list.shell.slice(inside);
 }
 
 /**
@@ -182,7 +188,8 @@ test("a long block that stays open is lexed about once per update, in big deltas
       }
       // the open block is lexed whole at every update (it is the open tail), but not again in growing windows
       assert.ok(lexed <= drawn * 1.1 + deltas * BUDGET, `${name} in ${deltas} deltas: lexed ${lexed} for ${drawn}`);
-      assert.equal(stream.update(text).tail, markdownToHtml(text));
+      const last = stream.update(text);
+      assert.equal(last.list ? listHtml(last.list) : last.tail, markdownToHtml(text));
     }
   }
 });
@@ -425,5 +432,67 @@ test("a code block drawn in pieces gives what a whole highlighting gives: its pi
     assert.ok(source.startsWith(known.source));
     assert.equal(known.html + highlightPiece(source.slice(known.source.length), "python").html,
       highlightPiece(source, "python").html, `${lines} lines in steps of ${step}`);
+  }
+});
+
+/**
+ * A long list of `count` items of every kind of content, deterministic: inline markup, nested lists, a continued
+ * paragraph (which makes the list loose), fenced code, task boxes; `marker` "-", "*", "1." or "3)".
+ * @param {number} count @param {string} marker @param {number} seed
+ */
+function longList(count, marker, seed) {
+  let state = seed;
+  const items = [];
+  for (let n = 0; n < count; n += 1) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    const kind = state % 13;
+    const bullet = /^\d/.test(marker) ? `${n + Number.parseInt(marker, 10)}${marker.slice(-1)}` : marker;
+    const pad = " ".repeat(bullet.length + 1);
+    let item = `${bullet} item ${n} with **bold**, \`code\`, $x_${n}$ and [a link](https://example.com/${n})\n`;
+    if (kind === 1) item += `${pad}- nested a\n${pad}- nested b\n`;
+    if (kind === 2) item += `\n${pad}continued paragraph of item ${n}\n`;
+    if (kind === 3) item += `${pad}\`\`\`python\n${pad}def f_${n}(x):\n${pad}    return x * ${n}\n${pad}\`\`\`\n`;
+    if (kind === 4) item = `${bullet} [${n % 2 ? "x" : " "}] task ${n}\n`;
+    if (kind === 5) item += `${pad}lazy continuation line\n`;
+    items.push(item);
+  }
+  return items.join("");
+}
+
+test("a long open list streamed in random deltas shows the HTML of a whole render after every delta", () => {
+  for (const [seed, marker] of /** @type {const} */ ([[1, "-"], [2, "*"], [3, "1."], [4, "3)"], [5, "-"]])) {
+    const text = `Intro.\n\n${longList(90, marker, seed)}\nAfter the list.\n`;
+    const shown = new Shown();
+    for (const cut of randomCuts(text.length, 300, seed)) {
+      const prefix = text.slice(0, cut);
+      assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `${marker} seed ${seed}, ${cut} characters`);
+    }
+    assert.ok(shown.steps.some((step) => step.list && step.list.pieces.length > 1), `${marker}: drawn item by item`);
+  }
+});
+
+test("a long open list's finished items are rendered once: each update renders its newest items and the last one", () => {
+  const text = longList(400, "-", 9).replace(/\n\n +continued[^\n]*\n/g, "\n"); // tight all along
+  let rendered = 0;
+  let most = 0;
+  const stream = new MarkdownStream();
+  for (let cut = 60; cut < text.length + 60; cut += 60) {
+    const step = stream.update(text.slice(0, Math.min(cut, text.length)));
+    if (!step.list) continue;
+    const size = step.list.open.length + (step.list.pieces.length > rendered ? step.list.pieces.at(-1).length : 0);
+    if (rendered > 0) most = Math.max(most, size); // the first piece holds the items before the list grew long
+    rendered = step.list.pieces.length;
+  }
+  assert.ok(text.length > 10 * OPEN_LIST_MIN);
+  assert.ok(rendered > 100, `${rendered} pieces`);
+  assert.ok(most < 2_000, `up to ${most} characters of HTML rendered in one update`);
+});
+
+test("a list that turns loose, or whose items the next text changes, is drawn as a whole render draws it", () => {
+  const tight = longList(60, "-", 3).replace(/\n\n +continued[^\n]*\n/g, "\n");
+  for (const end of ["\n- loose now\n", "\n\n  continued last item\n", "  - nested under the last\n", "\n\n# After\n"]) {
+    const shown = new Shown().update(tight);
+    assert.ok(shown.steps[shown.steps.length - 1].list, "drawn item by item while open");
+    assert.equal(shown.update(tight + end).html(), markdownToHtml(tight + end), JSON.stringify(end));
   }
 });

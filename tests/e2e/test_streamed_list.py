@@ -1,0 +1,91 @@
+"""A long list streams item by item (js/widget/src/streaming_markdown.js): while it is open, each finished item is
+drawn once into the list and only its last item is drawn again each frame, and it ends drawn exactly as the reply
+drawn in one go; a loose ordered list whose next marker arrives after a blank line stays one list — in a real
+JupyterLab."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.chat_page import ChatPage, open_chat
+from tests.e2e.lab import Lab
+
+pytestmark = pytest.mark.browser
+
+ITEMS = "".join(
+    f"- step {n} scales **column {n}** with `frame.assign(v={n})`, see [the guide](https://example.com/{n})\n"
+    + (f"  ```python\n  def step_{n}(x):\n      return x * {n}\n  ```\n" if n % 10 == 0 else "")
+    for n in range(1, 121)
+)
+LOOSE = "".join(f"{n}. **Step {n}**\n\n{' ' * len(f'{n}. ')}Scale column {n}.\n\n" for n in range(1, 13))
+SETUP = """
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+chat = Chat(ScriptedProvider().text({reply!r}, chunks={chunks}, delay=0.004), key={key!r})
+chat
+"""
+SECOND_VIEW = "chat"
+
+# Per frame while the reply streams: once its open list is long, whether it is still the same element with the same
+# first item (what arrived was drawn once) or was drawn anew.
+WATCH = """root => {
+  const state = window.__list = { kept: 0, redrawn: 0, done: false };
+  let drawn = null;
+  const tick = () => {
+    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+    if (reply?.dataset.loading === 'false' && state.kept + state.redrawn > 0) { state.done = true; return; }
+    const list = reply?.querySelector('.nbc-content > ul:last-child');
+    if (reply?.dataset.loading === 'true' && list && list.children.length > 40) {
+      const first = list.querySelector('li');
+      if (drawn && (drawn.list !== list || drawn.first !== first)) state.redrawn += 1;
+      else if (drawn && list.children.length > drawn.items) state.kept += 1;
+      drawn = { list, first, items: list.children.length };
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def drawn_in_one_go(lab: Lab, reply_selector: str = ".nbc-message[data-role=assistant]") -> str:
+    """The innerHTML of the latest reply as a second view of the chat draws it from the kernel (not streaming)."""
+    lab.run_cell(1)
+    views = lab.output(1).locator(".nbc-root")
+    views.locator(f"{reply_selector}[data-drawn=true]").last.wait_for(timeout=30_000)
+    html: str = views.locator(reply_selector).last.locator(".nbc-content").evaluate("el => el.innerHTML")
+    return html
+
+
+def streamed(chat: ChatPage) -> str:
+    reply = chat.messages("assistant").last
+    reply.locator("xpath=self::*[@data-loading='false'][@data-drawn='true']").wait_for(timeout=60_000)
+    html: str = reply.locator(".nbc-content").evaluate("el => el.innerHTML")
+    return html
+
+
+def test_a_long_list_is_drawn_item_by_item_as_it_streams_and_ends_as_the_reply_drawn_in_one_go(lab: Lab) -> None:
+    setup = SETUP.format(reply=f"Here are the steps:\n\n{ITEMS}", chunks=1500, key="steps")
+    chat = open_chat(lab, "steps.ipynb", [setup, SECOND_VIEW])
+    lab.page.evaluate(WATCH, chat.root.element_handle())
+    chat.send("List the steps")
+    lab.page.wait_for_function("() => window.__list.done", timeout=60_000)
+    state = lab.page.evaluate("() => window.__list")
+    assert state["kept"] > 10, state  # frames that added items to the open list
+    assert state["redrawn"] == 0, state  # none drew it anew
+    html = streamed(chat)
+    assert html == drawn_in_one_go(lab)
+    items = chat.messages("assistant").last.locator(".nbc-content > ul > li")
+    assert items.count() == 120
+    assert items.locator(".nbc-code [data-action=copy-code]").count() == 12  # code in items has its toolbar
+
+
+def test_a_loose_ordered_list_streamed_a_few_characters_at_a_time_stays_one_list(lab: Lab) -> None:
+    setup = SETUP.format(reply=f"Plan:\n\n{LOOSE}Done.", chunks=len(LOOSE) // 3, key="plan")
+    chat = open_chat(lab, "plan.ipynb", [setup, SECOND_VIEW])
+    chat.send("Plan it")
+    html = streamed(chat)
+    reply = chat.messages("assistant").last
+    assert reply.locator(".nbc-content > ol").count() == 1  # not one list per item
+    assert reply.locator(".nbc-content > ol > li").count() == 12
+    assert html == drawn_in_one_go(lab)
