@@ -87,7 +87,7 @@ export function renderMarkdown(text) {
  */
 export function renderMarkdownFragment(text, tokens) {
   const html = markdownHtml(text, tokens);
-  return sanitizeNatively && !holdsRawHtml(text, tokens) ? sanitizeNatively(html) : sanitizeToFragment(html);
+  return holdsRawHtml(text, tokens) ? sanitizeToFragment(html) : sanitizeMarkdownHtml(html);
 }
 
 /**

@@ -23,7 +23,8 @@
 // skips costs a lexing and the reader's view, at the end of the reply, is drawn first; the message list renders the
 // skipped blocks later, in their place (rendered separately, top-level blocks give the HTML of one whole render).
 // DOM-free: the message list inserts the HTML; node tests compare strings.
-import { codeLanguage, highlightPiece, markdownHtml, markdownTokens, needsWholeRender } from "./markdown.js";
+import { codeLanguage, highlightPiece, holdsRawHtml, markdownHtml, markdownTokens, needsWholeRender }
+  from "./markdown.js";
 
 /**
  * @typedef {{start: number, lang: string|null, pieces: string[], open: string, source: string}} OpenCode
@@ -61,7 +62,6 @@ export const CODE_PIECE = 2_000;
 const FENCE = /^(?:(`{3,})([^`\n]*)|(~{3,})([^\n]*))\n/;
 /** An open list longer than this (characters) is drawn item by item. */
 export const OPEN_LIST_MIN = 2_000;
-const TAG_START = /<[A-Za-z!?/]/;
 let listIds = 0;
 
 /** @template [R=string] */
@@ -219,8 +219,8 @@ export class MarkdownStream {
   openList(open, tokens) {
     // the list, then only blank lines (they render as nothing)
     const token = tokens[0]?.type === "list" && tokens.every((t, i) => i === 0 || t.type === "space")
-      && open.length >= OPEN_LIST_MIN && !TAG_START.test(open) ? /** @type {import("marked").Tokens.List} */ (tokens[0])
-      : null;
+      && open.length >= OPEN_LIST_MIN && !holdsRawHtml(open, tokens) // its items are sanitized apart (markdown.js)
+      ? /** @type {import("marked").Tokens.List} */ (tokens[0]) : null;
     if (!token || token.items.length < 2) return (this.list = null);
     const start = this.done.length;
     const kind = `${token.ordered}:${token.start}:${token.loose}`;
