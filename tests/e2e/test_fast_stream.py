@@ -30,20 +30,30 @@ chat
 """
 SECOND_VIEW = "chat"
 
-# Per frame while the reply is drawn: the order in which section headings first show, whether the reply's last line
-# shows, where it is in the list's box, and how far the list is from its end.
+# The order in which the reply's section headings are put into the page (skipped blocks are drawn between frames too,
+# so a frame may see many at once); per frame while the reply is drawn: whether its last line shows, where it is in
+# the list's box, and how far the list is from its end.
 WATCH = """root => {
   const state = window.__fastStream = { order: [], frames: [], done: false, mostUnlaid: 0 };
   const seen = new Set();
+  const note = (node) => {
+    const headings = node.nodeType !== 1 ? [] : node.matches('h2') ? [node] : node.querySelectorAll('h2');
+    for (const h of headings) {
+      if (!seen.has(h.textContent) && h.closest('.nbc-message[data-role=assistant] .nbc-content')) {
+        seen.add(h.textContent);
+        state.order.push(h.textContent);
+      }
+    }
+  };
+  new MutationObserver((records) => {
+    for (const record of records) for (const node of record.addedNodes) note(node);
+  }).observe(root, { childList: true, subtree: true });
   const tick = () => {
     const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
     const list = root.querySelector('.nbc-messages');
     if (reply) {
       const unlaid = reply.getElementsByClassName('nbc-unlaid').length;
       state.mostUnlaid = Math.max(state.mostUnlaid, unlaid);
-      for (const h of reply.querySelectorAll('.nbc-content > h2')) {
-        if (!seen.has(h.textContent)) { seen.add(h.textContent); state.order.push(h.textContent); }
-      }
       const last = [...reply.querySelectorAll('.nbc-content > p')]
         .find((p) => p.textContent === 'The end of the report.');
       if (last) {
@@ -133,6 +143,51 @@ def test_the_blocks_a_fast_reply_skipped_are_drawn_while_it_still_streams(lab: L
     assert "<!---->" not in reply.locator(".nbc-content").evaluate("el => el.innerHTML")
     list_end = chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight")
     assert list_end <= 24  # the reader who followed the reply is still at its end
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
+
+
+# Animation frames four times a second (a page whose frames come late: a busy machine, a slow compositor), counting the
+# frames that begin, once the reply's newest text (`last`, its last paragraph) is drawn, while a run of its skipped
+# blocks still waits to be drawn (its marker, an empty comment, in the reply's body).
+SLOW_FRAMES = """([root, last]) => {
+  const raf = window.requestAnimationFrame.bind(window);
+  const state = window.__slowFrames = { frames: 0, waiting: 0 };
+  const queue = new Map();
+  let ids = 1e6;
+  window.requestAnimationFrame = (callback) => {
+    queue.set(++ids, callback);
+    if (queue.size === 1) setTimeout(() => raf((time) => {
+      const run = [...queue.values()];
+      queue.clear();
+      state.frames += 1;
+      const content = [...root.querySelectorAll('.nbc-message[data-role=assistant] .nbc-content')].pop();
+      const waiting = content && [...content.childNodes].some((node) => node.nodeType === Node.COMMENT_NODE);
+      if (waiting && content.lastElementChild?.textContent === last) state.waiting += 1;
+      for (const callback of run) callback(time);
+    }), 250);
+    return ids;
+  };
+  window.cancelAnimationFrame = (id) => { queue.delete(id); };
+}"""
+
+
+def test_the_blocks_skipped_above_a_reader_following_a_fast_reply_do_not_wait_for_animation_frames(lab: Lab) -> None:
+    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
+    lab.page.evaluate(SLOW_FRAMES, [chat.root.element_handle(), "Paragraph 1: the reply holds here."])
+    chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
+    reply = chat.messages("assistant").last
+    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
+    lab.page.wait_for_function(
+        "([reply, sections]) => reply.querySelectorAll('.nbc-content > h2').length === sections",
+        arg=[reply.element_handle(), SECTIONS], timeout=60_000)
+    state = lab.page.evaluate("() => window.__slowFrames")
+    # drawn in tasks between the frames once the newest text is drawn (the frames draw that): no frame finds blocks
+    # still waiting then, where drawing them a slice per frame left them waiting across several frames
+    assert state["frames"] > 0
+    assert state["waiting"] == 0, state
+    assert "<!---->" not in reply.locator(".nbc-content").evaluate("el => el.innerHTML")
+    assert chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight") <= 24
     chat.root.locator("[data-action=stop]").click()
     chat.wait_state("aborted")
 

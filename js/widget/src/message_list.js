@@ -34,8 +34,14 @@ export const RENDER_BUDGET_MS = 10;
  * are drawn are skipped (drawn later, in their place): a reply arriving faster than it can be drawn shows its newest
  * text first, while it streams and as it catches up after its end. */
 export const AHEAD_CHARS = 1_200;
-/** Main-thread time a frame spends on a fast reply's skipped blocks once its live text is drawn (not in view). */
+/** Main-thread time a frame spends on a fast reply's skipped blocks once its live text is drawn (not in view), when
+ * the reader left the reply's end. */
 export const SKIPPED_BUDGET_MS = 16;
+/** Main-thread time one task spends on the skipped blocks of a reply whose reader follows it, once it ended (tasks
+ * back to back between the frames: catchUp) ... */
+export const CATCH_UP_MS = 40;
+/** ... and while it streams: short tasks, between the frames that draw its live text and its deltas. */
+export const STREAM_CATCH_UP_MS = 10;
 /** Idle time a slice drawn in idle time leaves to the page; and the longest wait for an idle period. */
 export const IDLE_SLACK_MS = 4;
 export const IDLE_TIMEOUT_MS = 200;
@@ -319,6 +325,8 @@ class MessageNode {
     this.announce = live && message.role === "assistant" && message.loading !== true;
     this.scheduler = scheduler;
     this.disposed = false;
+    /** true while tasks draw a finished reply's skipped blocks (catchUp) */
+    this.catchingUp = false;
     this.content = "";
     this.reasoning = "";
     this.renderedContent = null;
@@ -567,6 +575,7 @@ class MessageNode {
    */
   render(now) {
     const live = this.renderedContent === this.content || this.renderLive(now);
+    if (live && this.catchingUp) return true; // the tasks drawing the skipped blocks add it again when they are done
     if (this.skipped.pending) this.drawSkipped(now, live);
     if (!live || this.skipped.pending) return false;
     if (this.backward?.pending || this.unlaid.pending) {
@@ -617,27 +626,63 @@ class MessageNode {
 
   /**
    * Draw the blocks a fast stream skipped: those in the reader's view at once (within the frame's first
-   * FILL_BUDGET_MS, while they are in view), the others in what is left of SKIPPED_BUDGET_MS once the live text is
-   * drawn, newest first (while the reply streams too: waiting for its end left most of the reply to draw after it).
+   * FILL_BUDGET_MS, while they are in view); for a reader who follows the reply, the rest in tasks between the frames
+   * (catchUp); for a reader who left its end, in what is left of SKIPPED_BUDGET_MS once the live text is drawn,
+   * newest first, keeping the view where it is.
    * @param {number} now when the frame's work began @param {boolean} live the live text is drawn
    */
   drawSkipped(now, live) {
     const list = this.el.parentElement;
-    const near = () => list !== null && this.skipped.nearView(list, this.hooks.following?.() ?? false);
-    if (near()) {
+    const following = () => this.hooks.following?.() ?? false;
+    const near = () => list !== null && this.skipped.nearView(list, following());
+    const inView = near();
+    if (inView) {
       do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, VIEW_SLICE_CHARS);
       while (this.skipped.pending && performance.now() - now < FILL_BUDGET_MS && near());
-    } else if (live) {
-      // a reader who follows the reply is put back at its end once, not kept in place after every slice; what is
-      // drawn above that reader is laid out later, in idle time
-      const following = this.hooks.following?.() ?? false;
-      const keep = following ? null : list;
-      const defer = following && list ? (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list) : null;
-      do this.skipped.drawNext((nodes) => this.enhanced(nodes), keep, this.hooks.shifted, SLICE_CHARS, defer);
-      while (this.skipped.pending && performance.now() - now < SKIPPED_BUDGET_MS);
-      if (following) this.hooks.toEnd?.();
-      if (this.unlaid.pending) this.drawInIdleTime();
     }
+    if (this.skipped.pending && list && following()) {
+      if (live) this.catchUp(list); // the newest text first: not while part of a big delta waits for the next frame
+    } else if (!inView && live) {
+      do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, SLICE_CHARS);
+      while (this.skipped.pending && performance.now() - now < SKIPPED_BUDGET_MS);
+    }
+  }
+
+  /**
+   * Draw the skipped blocks of a reply whose reader follows it in tasks between the frames (the frames draw its live
+   * text): back to back, each spending STREAM_CATCH_UP_MS while the reply streams (between its frames and deltas) and
+   * CATCH_UP_MS once it ended, until none is left, the reader leaves its end or a big delta's text waits to be drawn
+   * (the newest text comes first; then the frames take over: render).
+   * Blocks in the reader's view are drawn a view's worth at a time, keeping the view; those above it are put in
+   * without their layout, laid out later in idle time (unlaid_blocks.js). @param {HTMLElement} list
+   */
+  catchUp(list) {
+    if (this.catchingUp) return;
+    this.catchingUp = true;
+    const channel = new MessageChannel();
+    const next = () => channel.port2.postMessage(null);
+    const enhance = (/** @type {DocumentFragment} */ nodes) => this.enhanced(nodes);
+    const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list);
+    channel.port1.onmessage = bound(() => {
+      if (this.disposed || !this.skipped.pending || this.pending || !(this.hooks.following?.() ?? false)) {
+        this.catchingUp = false;
+        channel.port1.close();
+        if (!this.disposed) this.scheduler.add(this);
+        return;
+      }
+      const started = performance.now();
+      const budget = this.el.dataset.loading === "true" ? STREAM_CATCH_UP_MS : CATCH_UP_MS;
+      do {
+        if (this.skipped.nearView(list, true)) {
+          this.skipped.drawNext(enhance, list, this.hooks.shifted, VIEW_SLICE_CHARS);
+        } else {
+          this.skipped.drawNext(enhance, null, this.hooks.shifted, SLICE_CHARS, defer);
+        }
+      } while (this.skipped.pending && performance.now() - started < budget);
+      this.hooks.toEnd?.(); // the reader stays at the reply's end
+      next();
+    });
+    next();
   }
 
   /**

@@ -93,15 +93,15 @@ export class SkippedBlocks {
     const tokens = run.blocks.splice(start);
     const nodes = enhance(renderMarkdownFragment(tokens.map((token) => token.raw).join(""), tokens));
     defer?.(nodes);
-    const place = this.place(run);
-    const before = list ? place() : 0;
+    const place = list ? this.place(run) : null;
+    const before = place ? place() : 0;
     const above = list !== null && before < list.getBoundingClientRect().top;
     run.marker.after(nodes);
     if (run.blocks.length === 0) {
       run.marker.remove();
       this.runs.pop();
     }
-    if (!list || !above) return;
+    if (!place || !above) return;
     // the browser's own scroll anchoring may already have kept the view (then nothing moved); either way the scroll
     // that follows is the list's, not the reader's
     const moved = place() - before;
