@@ -38,10 +38,8 @@ export const AHEAD_CHARS = 1_200;
  * the reader left the reply's end. */
 export const SKIPPED_BUDGET_MS = 16;
 /** Main-thread time one task spends on the skipped blocks of a reply whose reader follows it, once it ended (tasks
- * back to back between the frames: catchUp) ... */
+ * back to back between the frames: catchUp). */
 export const CATCH_UP_MS = 40;
-/** ... and while it streams: short tasks, between the frames that draw its live text and its deltas. */
-export const STREAM_CATCH_UP_MS = 10;
 /** Idle time a slice drawn in idle time leaves to the page; and the longest wait for an idle period. */
 export const IDLE_SLACK_MS = 4;
 export const IDLE_TIMEOUT_MS = 200;
@@ -626,61 +624,61 @@ class MessageNode {
 
   /**
    * Draw the blocks a fast stream skipped: those in the reader's view at once (within the frame's first
-   * FILL_BUDGET_MS, while they are in view); for a reader who follows the reply, the rest in tasks between the frames
-   * (catchUp); for a reader who left its end, in what is left of SKIPPED_BUDGET_MS once the live text is drawn,
-   * newest first, keeping the view where it is.
+   * FILL_BUDGET_MS, while they are in view), the others in what is left of SKIPPED_BUDGET_MS once the live text is
+   * drawn, newest first (while the reply streams too: waiting for its end left most of the reply to draw after it);
+   * once the reply ended, those above a reader who follows it in tasks between the frames (catchUp).
    * @param {number} now when the frame's work began @param {boolean} live the live text is drawn
    */
   drawSkipped(now, live) {
     const list = this.el.parentElement;
-    const following = () => this.hooks.following?.() ?? false;
-    const near = () => list !== null && this.skipped.nearView(list, following());
-    const inView = near();
-    if (inView) {
+    const near = () => list !== null && this.skipped.nearView(list, this.hooks.following?.() ?? false);
+    if (near()) {
       do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, VIEW_SLICE_CHARS);
       while (this.skipped.pending && performance.now() - now < FILL_BUDGET_MS && near());
-    }
-    if (this.skipped.pending && list && following()) {
-      if (live) this.catchUp(list); // the newest text first: not while part of a big delta waits for the next frame
-    } else if (!inView && live) {
-      do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, SLICE_CHARS);
+    } else if (live) {
+      // a reader who follows the reply is put back at its end once, not kept in place after every slice; what is
+      // drawn above that reader is laid out later, in idle time
+      const following = this.hooks.following?.() ?? false;
+      if (following && list && this.el.dataset.loading !== "true") {
+        this.hooks.toEnd?.();
+        this.catchUp(list);
+        return;
+      }
+      const keep = following ? null : list;
+      const defer = following && list ? (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list) : null;
+      do this.skipped.drawNext((nodes) => this.enhanced(nodes), keep, this.hooks.shifted, SLICE_CHARS, defer);
       while (this.skipped.pending && performance.now() - now < SKIPPED_BUDGET_MS);
+      if (following) this.hooks.toEnd?.();
+      if (this.unlaid.pending) this.drawInIdleTime();
     }
   }
 
   /**
-   * Draw the skipped blocks of a reply whose reader follows it in tasks between the frames (the frames draw its live
-   * text): back to back, each spending STREAM_CATCH_UP_MS while the reply streams (between its frames and deltas) and
-   * CATCH_UP_MS once it ended, until none is left, the reader leaves its end or a big delta's text waits to be drawn
-   * (the newest text comes first; then the frames take over: render).
-   * Blocks in the reader's view are drawn a view's worth at a time, keeping the view; those above it are put in
-   * without their layout, laid out later in idle time (unlaid_blocks.js). @param {HTMLElement} list
+   * Draw the skipped blocks above a reader who follows a reply that ended in tasks, not in frames (nothing the reader
+   * sees changes): back to back, CATCH_UP_MS each, yielding to the page between them, until none is left, the reader
+   * leaves the end or the blocks left reach the view (then the frames take over: render). While the reply streams
+   * they stay in the frames: tasks between them took the time the page needs to receive and draw the live text (the
+   * reader's view settled 0.05-0.1 s later on two cores). @param {HTMLElement} list
    */
   catchUp(list) {
     if (this.catchingUp) return;
     this.catchingUp = true;
     const channel = new MessageChannel();
     const next = () => channel.port2.postMessage(null);
-    const enhance = (/** @type {DocumentFragment} */ nodes) => this.enhanced(nodes);
     const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list);
     channel.port1.onmessage = bound(() => {
-      if (this.disposed || !this.skipped.pending || this.pending || !(this.hooks.following?.() ?? false)) {
+      const following = this.hooks.following?.() ?? false;
+      if (this.disposed || !this.skipped.pending || !following || this.el.dataset.loading === "true"
+        || this.skipped.nearView(list, following)) {
         this.catchingUp = false;
         channel.port1.close();
         if (!this.disposed) this.scheduler.add(this);
         return;
       }
       const started = performance.now();
-      const budget = this.el.dataset.loading === "true" ? STREAM_CATCH_UP_MS : CATCH_UP_MS;
-      do {
-        if (this.skipped.nearView(list, true)) {
-          this.skipped.drawNext(enhance, list, this.hooks.shifted, VIEW_SLICE_CHARS);
-        } else {
-          this.skipped.drawNext(enhance, null, this.hooks.shifted, SLICE_CHARS, defer);
-        }
-      } while (this.skipped.pending && performance.now() - started < budget);
-      this.hooks.toEnd?.(); // the reader stays at the reply's end
-      next();
+      do this.skipped.drawNext((nodes) => this.enhanced(nodes), null, this.hooks.shifted, SLICE_CHARS, defer);
+      while (this.skipped.pending && performance.now() - started < CATCH_UP_MS);
+      next(); // the list keeps a reader who follows at its end in the next frame (scroll_follow.js)
     });
     next();
   }
