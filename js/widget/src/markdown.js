@@ -99,13 +99,17 @@ export function sanitizeMarkdownHtml(html) {
 }
 
 /**
- * Sanitized nodes of markdown's HTML (without raw HTML) that goes inside an element `tag`, such as a list's items:
- * the nodes sanitizing the whole element gives. @param {string} tag @param {string} html @returns {DocumentFragment}
+ * Sanitized nodes of markdown's HTML (without raw HTML) that goes inside an element `tag`, such as a list's items
+ * or a table's rows (tbody): the nodes sanitizing the whole element gives.
+ * @param {string} tag @param {string} html @returns {DocumentFragment}
  */
 export function sanitizeInside(tag, html) {
-  const nodes = sanitizeMarkdownHtml(`<${tag}>${html}</${tag}>`);
+  // a table's rows are parsed in a table (elsewhere the parser drops their tags)
+  const table = tag === "tbody";
+  const nodes = sanitizeMarkdownHtml(table ? `<table><tbody>${html}</tbody></table>` : `<${tag}>${html}</${tag}>`);
+  const element = table ? nodes.firstChild?.firstChild : nodes.firstChild;
   const fragment = document.createDocumentFragment();
-  fragment.append(...(nodes.firstChild?.childNodes ?? []));
+  fragment.append(...(element?.childNodes ?? []));
   return fragment;
 }
 

@@ -47,6 +47,9 @@ export const IDLE_TIMEOUT_MS = 200;
  * (unlaid_blocks.js); while it streams, they are laid out only in idle periods of at least MIN_LAYOUT_MS. */
 export const LAYOUT_SLICE_MS = 40;
 export const MIN_LAYOUT_MS = 10;
+/** Rows of a long table that fill a view (tall rows fill it with fewer): the newest rows drawn with their layout when
+ * a fast reply brings many at once (deferRowsAboveView). */
+export const VIEW_ROWS = 60;
 /** Main-thread time one step may spend lexing a long message that arrived whole (long_message.js). */
 export const LEX_BUDGET_MS = 24;
 /**
@@ -345,7 +348,8 @@ class MessageNode {
     this.tailNodes = /** @type {ChildNode[]} */ ([]);
     /** an open code block drawn piece by piece (streaming_markdown.js): its element, pieces drawn, open rest */
     this.openCode = /** @type {{start: number, code: HTMLElement, pieces: number, rest: HTMLElement} | null} */ (null);
-    /** an open list drawn item by item: its id (streaming_markdown.js), element, pieces drawn, open last item's nodes */
+    /** an open list (table) drawn item by item: its id (streaming_markdown.js), the element its items go in, pieces
+     * drawn, open last item's nodes */
     this.openList = /** @type {{id: number, list: Element, pieces: number, rest: ChildNode[]} | null} */ (null);
     /** @type {Map<string, ToolCard>} */
     this.cards = new Map();
@@ -747,6 +751,8 @@ class MessageNode {
     }
     this.stream.ahead = this.streamed ? AHEAD_CHARS : Infinity;
     const step = this.stream.update(this.content);
+    // part of a big delta lexed, nothing finished: the open tail drawn (a long table, say) stays until the next update
+    if (step.pending && !step.reset && !step.skipped && step.finished.length === 0) return true;
     const code = step.code;
     this.tailOnly = false;
     if (code && !step.reset && !step.skipped && step.finished.length === 0 && this.openCode?.start === code.start) {
@@ -761,7 +767,7 @@ class MessageNode {
     }
     const list = step.list;
     if (list && !step.reset && !step.skipped && step.finished.length === 0 && this.openList?.id === list.id) {
-      this.drawListItems(list); // the same open list: only its newly finished items and its open last item
+      this.drawListItems(list); // the same open list (table): only its newly finished items and its open last one
       return false;
     }
     for (const node of this.tailNodes) node.remove();
@@ -777,7 +783,8 @@ class MessageNode {
     if (list) {
       const shell = sanitizeMarkdownHtml(list.shell);
       this.tailNodes = [...shell.childNodes];
-      this.openList = { id: list.id, list: /** @type {Element} */ (shell.firstElementChild), pieces: 0, rest: [] };
+      const inside = /** @type {Element} */ (shell.querySelector(list.inside));
+      this.openList = { id: list.id, list: inside, pieces: 0, rest: [] };
       this.body.append(shell);
       this.drawListItems(list);
       return false;
@@ -868,12 +875,27 @@ class MessageNode {
     const drawn = /** @type {NonNullable<MessageNode["openList"]>} */ (this.openList);
     const tag = drawn.list.tagName.toLowerCase();
     for (const node of drawn.rest) node.remove();
+    const fresh = [];
     for (; drawn.pieces < open.pieces.length; drawn.pieces += 1) {
-      drawn.list.append(this.enhanced(sanitizeInside(tag, open.pieces[drawn.pieces])));
+      fresh.push(this.enhanced(sanitizeInside(tag, open.pieces[drawn.pieces])));
     }
+    if (tag === "tbody") this.deferRowsAboveView(fresh);
+    drawn.list.append(...fresh);
     const rest = this.enhanced(sanitizeInside(tag, open.open));
     drawn.rest = [...rest.childNodes];
     drawn.list.append(rest);
+  }
+
+  /**
+   * Rows of a long table that a fast reply brought at once, more than fill the view, above a reader who follows it:
+   * all but the last VIEW_ROWS are put in without their layout, laid out in idle time (a table lays out every new row
+   * with the whole table: hundreds at once took a frame of 0.1-0.3 s). @param {DocumentFragment[]} fragments
+   */
+  deferRowsAboveView(fragments) {
+    const list = this.el.parentElement;
+    if (!this.streamed || !list || !(this.hooks.following?.() ?? false)) return;
+    const rows = fragments.flatMap((nodes) => [...nodes.children]);
+    if (rows.length > VIEW_ROWS) this.unlaid.add(rows.slice(0, rows.length - VIEW_ROWS), list);
   }
 
   /** Sanitized nodes with their code blocks highlighted and given toolbars. @param {DocumentFragment} nodes */

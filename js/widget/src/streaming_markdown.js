@@ -14,10 +14,11 @@
 // highlighter ends it outside any string or comment, and the open rest, highlighted again each frame — so a frame
 // costs about CODE_PIECE characters however long the block grows. Once the block is closed (or the message is no
 // longer live) it renders as any block, in one go, so the final HTML still equals one render of the whole text.
-// A long open list (the blank line or block that ends it not streamed yet) is not rendered again whole every frame
-// either: it comes as `list` — its items before the last, each rendered once, and its last item, rendered again each
-// frame. The items drawn are checked against each update's lexing (each one's length; the list's kind, start and
-// looseness): a lexing that changed them starts the list over, so what is drawn is what one render gives.
+// A long open list or table (the blank line or block that ends it not streamed yet) is not rendered again whole every
+// frame either: it comes as `list` — its items (rows) before the last, each rendered once, and its last one, rendered
+// again each frame. The items drawn are checked against each update's lexing (each item's length, each row's cells;
+// a list's kind, start and looseness, a table's head): a lexing that changed them starts it over, so what is drawn is
+// what one render gives.
 // A reply that arrives faster than it can be drawn (`ahead`): finished blocks that at least `ahead` characters of text
 // already follow are not rendered when they finish but returned as `skipped` (source and tokens), so an update that
 // skips costs a lexing and the reader's view, at the end of the reply, is drawn first; the message list renders the
@@ -32,10 +33,11 @@ import { codeLanguage, highlightPiece, holdsRawHtml, markdownHtml, markdownToken
  *   growing, while the block stays open: draw the new ones), then of the `open` rest; `source` its code so far.
  * @typedef {{text: string, tokens: import("marked").Token[]}} Blocks finished top-level blocks left unrendered: their
  *   source and its tokens (lexed already), to render later, in their place
- * @typedef {{id: number, shell: string, pieces: string[], open: string}} OpenList a long open list at the end of the
- *   text: the unsanitized HTML of the list without items (`shell`: `<ul>\n</ul>\n`, `<ol start="3">\n</ol>\n`), of
- *   its finished items in `pieces` (the same array, growing, while `id` stays: draw the new ones) and of its open last
- *   item; the list's HTML is the shell with the pieces and the open item inside.
+ * @typedef {{id: number, shell: string, inside: string, pieces: string[], open: string}} OpenList a long open list or
+ *   table at the end of the text: the unsanitized HTML of the block without items (`shell`: `<ul>\n</ul>\n`,
+ *   `<ol start="3">\n</ol>\n`, a table's head and an empty `<tbody>`), of its finished items (rows) in `pieces` (the
+ *   same array, growing, while `id` stays: draw the new ones) and of its open last item; the block's HTML is the shell
+ *   with the pieces and the open item inside its last `inside` element (ul, ol or tbody).
  * @template [R=string]
  * @typedef {{reset: boolean, skipped: Blocks|null, finished: R[], tail: R|null, pending: boolean, code?: OpenCode,
  *   list?: OpenList}} StreamStep
@@ -62,7 +64,45 @@ export const CODE_PIECE = 2_000;
 const FENCE = /^(?:(`{3,})([^`\n]*)|(~{3,})([^\n]*))\n/;
 /** An open list longer than this (characters) is drawn item by item. */
 export const OPEN_LIST_MIN = 2_000;
+/** Text after an open table's finished rows lexed on its own (moreRows); a bigger delta takes the budgeted way. */
+const MORE_ROWS_MAX = 8 * BUDGET;
 let listIds = 0;
+
+/**
+ * How a long open list or table is drawn a piece at a time: its items (rows), what identifies one as lexed (a lexing
+ * that changed one starts it over), what identifies the whole (its kind), its HTML without items (the shell), the tag
+ * its items go in and the HTML of some of its items (marked's, cut out of the HTML of the block holding only them).
+ * @template {import("marked").Token} T @template U
+ * @typedef {{units: (token: T) => U[], key: (unit: U) => string, kind: (token: T) => string,
+ *   shell: (token: T) => string, inside: (token: T) => string, html: (token: T, units: U[]) => string}} PieceShape
+ */
+
+/** @type {PieceShape<any, import("marked").Tokens.ListItem>} */
+const LIST_SHAPE = {
+  units: (token) => token.items,
+  key: (item) => String(item.raw.length),
+  kind: (token) => `list:${token.ordered}:${token.start}:${token.loose}`,
+  shell: (token) => markdownHtml("", [{ ...token, items: [] }]),
+  inside: (token) => (token.ordered ? "ol" : "ul"),
+  html: (token, items) => {
+    const whole = markdownHtml("", [{ ...token, items }]);
+    return whole.slice(whole.indexOf("\n") + 1, whole.lastIndexOf("</"));
+  },
+};
+
+/** @type {PieceShape<any, import("marked").Tokens.TableCell[]>} */
+const TABLE_SHAPE = {
+  units: (token) => token.rows,
+  key: (row) => row.map((cell) => cell.text).join("\u0000"),
+  kind: (token) => `table:${JSON.stringify(token.align)}:${TABLE_SHAPE.key(token.header)}`,
+  // marked leaves out the <tbody> of a table without rows
+  shell: (token) => markdownHtml("", [{ ...token, rows: [] }]).replace(/<\/table>\n$/, "<tbody></tbody></table>\n"),
+  inside: () => "tbody",
+  html: (token, rows) => {
+    const whole = markdownHtml("", [{ ...token, rows }]);
+    return whole.slice(whole.indexOf("<tbody>") + "<tbody>".length, whole.lastIndexOf("</tbody>"));
+  },
+};
 
 /** @template [R=string] */
 export class MarkdownStream {
@@ -100,8 +140,10 @@ export class MarkdownStream {
     /** @type {{lang: string|null, source: string, html: string} | null} the highlighted pieces of the last open code
      * block drawn piece by piece (the code they hold and their HTML): its whole render highlights only the rest */
     this.highlighted = null;
-    /** @type {(OpenList & {start: number, kind: string, lengths: number[]}) | null} the open list drawn item by item:
-     * where it starts in the text, its kind, start and looseness, and the length of each item drawn */
+    /** @type {(OpenList & {start: number, kind: string, keys: string[], head: string|null, from: number,
+     *   source: string}) | null} the open list or table drawn a piece at a time: where it starts in the text, its kind
+     * (a list's start and looseness, a table's head) and what identifies each item drawn; a table's `head` (its
+     * first two lines), where the text after its finished rows starts and its text up to there */
     this.list = null;
   }
 
@@ -113,6 +155,8 @@ export class MarkdownStream {
       reset = true;
     }
     if (this.whole) return this.wholeRender(text, true);
+    const rows = this.moreRows(text);
+    if (rows) return { reset, ...rows };
     const started = performance.now();
     let end, tail, tokens, count;
     // a block longer than the window (nothing finished in it) doubles the window; a block that was open at the last
@@ -212,39 +256,72 @@ export class MarkdownStream {
   }
 
   /**
-   * The open tail as a long open list drawn item by item, or null when it is not one (see the top of this file).
+   * The open tail as a long open list drawn item by item, or a long open table row by row, or null when it is neither
+   * (see the top of this file). `continued`: `open` is the head of the table drawn so far followed by the text after
+   * its finished rows (moreRows), and `tokens` its lexing.
    * @param {string} open @param {import("marked").Token[]} tokens the open tail's top-level tokens
    * @returns {OpenList|null}
    */
-  openList(open, tokens) {
-    // the list, then only blank lines (they render as nothing)
-    const token = tokens[0]?.type === "list" && tokens.every((t, i) => i === 0 || t.type === "space")
-      && open.length >= OPEN_LIST_MIN && !holdsRawHtml(open, tokens) // its items are sanitized apart (markdown.js)
-      ? /** @type {import("marked").Tokens.List} */ (tokens[0]) : null;
-    if (!token || token.items.length < 2) return (this.list = null);
+  openList(open, tokens, continued = false) {
+    // the list or table, then only blank lines (they render as nothing)
+    const token = (tokens[0]?.type === "list" || tokens[0]?.type === "table")
+      && tokens.every((t, i) => i === 0 || t.type === "space")
+      && (continued || open.length >= OPEN_LIST_MIN) && !holdsRawHtml(open, tokens) // sanitized apart (markdown.js)
+      ? /** @type {import("marked").Tokens.List | import("marked").Tokens.Table} */ (tokens[0]) : null;
+    const shape = token ? (token.type === "list" ? LIST_SHAPE : TABLE_SHAPE) : null;
+    const units = token && shape ? shape.units(token) : [];
+    if (!token || !shape || units.length < (continued ? 1 : 2)) return continued ? null : (this.list = null);
     const start = this.done.length;
-    const kind = `${token.ordered}:${token.start}:${token.loose}`;
+    const kind = shape.kind(token);
     let drawn = this.list?.start === start && this.list.kind === kind ? this.list : null;
-    // the items drawn must be what this lexing gives (their lengths), else the list starts over
-    const changed = (/** @type {number} */ length, /** @type {number} */ i) => i >= token.items.length - 1
-      || token.items[i].raw.length !== length;
-    if (drawn?.lengths.some(changed)) drawn = null;
-    const html = (/** @type {import("marked").Tokens.ListItem[]} */ items) => {
-      const whole = markdownHtml("", [{ ...token, items }]);
-      return whole.slice(whole.indexOf("\n") + 1, whole.lastIndexOf("</"));
-    };
+    if (continued && !drawn) return null;
+    // the items drawn must be what this lexing gives, else the list starts over
+    const changed = (/** @type {string} */ key, /** @type {number} */ i) => i >= units.length - 1
+      || shape.key(units[i]) !== key;
+    if (!continued && drawn?.keys.some(changed)) drawn = null;
+    const head = shape === TABLE_SHAPE ? open.slice(0, open.indexOf("\n", open.indexOf("\n") + 1) + 1) : null;
     if (!drawn) {
-      const shell = markdownHtml("", [{ ...token, items: [] }]);
-      drawn = this.list = { id: (listIds += 1), start, kind, lengths: [], shell, pieces: [], open: "" };
+      drawn = this.list = {
+        id: (listIds += 1), start, kind, keys: [], shell: shape.shell(token), inside: shape.inside(token), pieces: [],
+        open: "", head, from: start + (head?.length ?? 0), source: open.slice(0, head?.length ?? 0),
+      };
     }
-    const finished = token.items.length - 1;
-    if (drawn.lengths.length < finished) {
-      const items = token.items.slice(drawn.lengths.length, finished);
-      drawn.pieces.push(html(items));
-      for (const item of items) drawn.lengths.push(item.raw.length);
+    const finished = units.length - 1;
+    const before = continued ? 0 : drawn.keys.length; // the units drawn already
+    if (before < finished) {
+      const items = units.slice(before, finished);
+      drawn.pieces.push(shape.html(token, items));
+      for (const item of items) drawn.keys.push(shape.key(item));
     }
-    drawn.open = html(token.items.slice(finished));
+    if (head !== null) {
+      // a table's rows are its lines after the head (continued: after the rows drawn); the finished ones are drawn
+      const body = open.slice(head.length);
+      drawn.source = (continued ? drawn.source : head) + body.slice(0, lineEnd(body, finished));
+      drawn.from = start + drawn.source.length;
+    }
+    drawn.open = shape.html(token, units.slice(finished));
     return drawn;
+  }
+
+  /**
+   * An open table drawn row by row that goes on: only its head and the text after its finished rows are lexed (a
+   * table's rows are lines, each lexed alone), so an update costs what arrived, not the whole table. Null when the
+   * text does not go on from the rows drawn, or the table ended (the caller lexes the whole of it then, once).
+   * @param {string} text @returns {Omit<StreamStep, "reset">|null}
+   */
+  moreRows(text) {
+    const list = this.list;
+    if (!list?.head || list.start !== this.done.length || text.length - list.from > MORE_ROWS_MAX
+      || !text.startsWith(list.source, list.start)) return null;
+    const started = performance.now();
+    const tail = list.head + text.slice(list.from);
+    const tokens = this.tokens.lex(tail);
+    if (finishedCount(tokens) > 0 || !this.incremental(tokens, tail)) return null;
+    const drawn = this.openList(tail, tokens, true);
+    if (!drawn) return null;
+    this.openSize = text.length - this.done.length; // should the table end, the next lexing takes it whole
+    this.tailCost = performance.now() - started;
+    return { skipped: null, finished: [], tail: null, pending: false, list: drawn };
   }
 
   /** @param {import("marked").Token[]} tokens @param {string} tail */
@@ -276,6 +353,13 @@ export function finishedCount(tokens) {
     if (tokens[before].type === "list") count = before;
   }
   return count;
+}
+
+/** Where the `count`th line of `text` ends (after its line break). @param {string} text @param {number} count */
+function lineEnd(text, count) {
+  let end = 0;
+  for (let line = 0; line < count; line += 1) end = text.indexOf("\n", end) + 1;
+  return end;
 }
 
 /**

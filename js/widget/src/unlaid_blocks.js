@@ -42,11 +42,11 @@ export class UnlaidBlocks {
   }
 
   /**
-   * Keep the elements of `nodes` (blocks about to be put in above the reader's view, bottom-up) from being laid out.
-   * @param {DocumentFragment} nodes @param {HTMLElement} list the scrolling list
+   * Keep the elements of `nodes` (blocks about to be put in above the reader's view, bottom-up; or rows of a table)
+   * from being laid out. @param {DocumentFragment|Element[]} nodes @param {HTMLElement} list the scrolling list
    */
   add(nodes, list) {
-    const elements = [...nodes.children];
+    const elements = Array.isArray(nodes) ? nodes : [...nodes.children];
     for (const el of elements) el.classList.add(UNLAID);
     this.elements.push(...elements.reverse()); // drawn bottom-up: the last of a slice is the nearest the view
     if (this.list === list) return;

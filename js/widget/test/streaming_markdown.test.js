@@ -44,9 +44,9 @@ class Shown {
   }
 }
 
-/** The HTML of a list drawn item by item: its shell with the pieces and the open item inside. @param {any} list */
+/** The HTML of a list (table) drawn item by item: its shell with the pieces and the open item inside. @param {any} list */
 function listHtml(list) {
-  const inside = list.shell.indexOf("\n") + 1;
+  const inside = list.shell.lastIndexOf(`</${list.inside}>`);
   return list.shell.slice(0, inside) + list.pieces.join("") + list.open + list.shell.slice(inside);
 }
 
@@ -495,4 +495,85 @@ test("a list that turns loose, or whose items the next text changes, is drawn as
     assert.ok(shown.steps[shown.steps.length - 1].list, "drawn item by item while open");
     assert.equal(shown.update(tight + end).html(), markdownToHtml(tight + end), JSON.stringify(end));
   }
+});
+
+/**
+ * A long table of `count` rows of every kind of cell, deterministic: inline markup, escaped pipes, pipes in code,
+ * empty cells, entities, rows with fewer or more cells than the head, rows without outer pipes.
+ * @param {number} count @param {number} seed
+ */
+function longTable(count, seed) {
+  let state = seed;
+  const rows = ["| n | name | value | note |\n", "|---:|:---|:---:|---|\n"];
+  for (let n = 0; n < count; n += 1) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    const kind = state % 11;
+    let row = `| ${n} | name ${n} with **bold** | ${n * 7} | a [link](https://example.com/${n}) and $x_${n}$ |\n`;
+    if (kind === 1) row = `| ${n} | \`a \\| b\` | escaped \\| pipe | *em* |\n`;
+    if (kind === 2) row = `| ${n} |  |  | |\n`;
+    if (kind === 3) row = `| ${n} | short |\n`;
+    if (kind === 4) row = `| ${n} | a | b | c | extra | more |\n`;
+    if (kind === 5) row = `${n} | no outer pipes | ${n} | ~~struck~~\n`;
+    if (kind === 6) row = `| ${n} | &lt;br&gt; escaped | ${n} | &amp; entity |\n`;
+    rows.push(row);
+  }
+  return rows.join("");
+}
+
+test("a long open table streamed in random deltas shows the HTML of a whole render after every delta", () => {
+  // small deltas, and a few big ones (more than a table's update lexes on its own)
+  for (const [seed, rows, cuts] of [[1, 120, 300], [2, 120, 300], [3, 120, 300], [4, 120, 300], [5, 900, 12]]) {
+    const text = `Intro.\n\n${longTable(rows, seed)}\nAfter the table.\n`;
+    const shown = new Shown();
+    for (const cut of randomCuts(text.length, cuts, seed)) {
+      const prefix = text.slice(0, cut);
+      assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `seed ${seed}, ${cut} characters`);
+    }
+    assert.ok(shown.steps.some((step) => step.list && step.list.pieces.length > 1), `seed ${seed}: drawn row by row`);
+  }
+});
+
+test("a long open table's finished rows are rendered once: each update renders its newest rows and the last one", () => {
+  const text = longTable(600, 9);
+  let rendered = 0;
+  let most = 0;
+  const stream = new MarkdownStream();
+  for (let cut = 60; cut < text.length + 60; cut += 60) {
+    const step = stream.update(text.slice(0, Math.min(cut, text.length)));
+    if (!step.list) continue;
+    const size = step.list.open.length + (step.list.pieces.length > rendered ? step.list.pieces.at(-1).length : 0);
+    if (rendered > 0) most = Math.max(most, size); // the first piece holds the rows before the table grew long
+    rendered = step.list.pieces.length;
+  }
+  assert.ok(text.length > 10 * OPEN_LIST_MIN);
+  assert.ok(rendered > 100, `${rendered} pieces`);
+  assert.ok(most < 2_000, `up to ${most} characters of HTML rendered in one update`);
+});
+
+test("a long table that ends, or whose last row the next text changes, is drawn as a whole render draws it", () => {
+  const table = longTable(80, 5);
+  for (const end of ["\nAfter.\n", "a line without pipes\n", "> a quote\n", "# A heading\n", "```\ncode\n```\n",
+    "- a list\n", "| last | row |", "    indented\n", "***\n", "\n\n| a | b |\n|---|---|\n| c | d |\n"]) {
+    const shown = new Shown().update(table);
+    assert.ok(shown.steps[shown.steps.length - 1].list, "drawn row by row while open");
+    assert.equal(shown.update(table + end).html(), markdownToHtml(table + end), JSON.stringify(end));
+  }
+});
+
+test("a long open table's update lexes what arrived after its finished rows, not the whole table again", () => {
+  const text = `Intro.\n\n${longTable(800, 11)}`;
+  let lexed = 0;
+  const counting = { lex: (/** @type {string} */ source) => ((lexed += source.length), markdownTokens.lex(source)) };
+  const stream = new MarkdownStream(markdownHtml, counting);
+  let most = 0;
+  for (let cut = 80; cut < text.length + 80; cut += 80) {
+    lexed = 0;
+    const step = stream.update(text.slice(0, Math.min(cut, text.length)));
+    if (cut > 4 * OPEN_LIST_MIN) {
+      assert.ok(step.list, `${cut} characters: drawn row by row`);
+      most = Math.max(most, lexed);
+    }
+  }
+  assert.ok(text.length > 20 * OPEN_LIST_MIN);
+  assert.ok(most < 600, `up to ${most} characters lexed in one update`);
 });

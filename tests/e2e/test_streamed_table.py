@@ -1,0 +1,145 @@
+"""A long table streams row by row (js/widget/src/streaming_markdown.js): while it is open, each finished row is drawn
+once into the table and only its last row is drawn again; rows a fast reply brings by the hundred above a reader who
+follows it are laid out later (unlaid_blocks.js), its last rows at once; and it ends drawn exactly as the reply drawn
+in one go — in a real JupyterLab."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.chat_page import GATED, ChatPage, open_chat
+from tests.e2e.lab import Lab
+from tests.e2e.test_streamed_list import drawn_in_one_go, streamed
+
+pytestmark = pytest.mark.browser
+
+ROWS = 400
+TABLE = "| step | name | value | note |\n|---:|---|---:|---|\n" + "".join(
+    f"| {n} | name {n} with `code` | {n * 7} | a **note** on [row {n}](https://example.com/{n}) |\n"
+    for n in range(1, ROWS)
+)
+LAST_ROW = f"| {ROWS} | Paragraph 1: the reply holds here. | 0 | last |"
+SETUP = """
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+chat = Chat(ScriptedProvider().text({reply!r}, chunks=1500, delay=0.004), key="table")
+chat
+"""
+SECOND_VIEW = "chat"
+HELD_SETUP = GATED + f"""
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+provider = Gated(ScriptedProvider().text({"Results:" + chr(10) * 2 + TABLE + LAST_ROW!r}, chunks=2), 0)
+chat = Chat(provider, key="held-table")
+chat
+"""
+
+# The page has no idle time until IDLE_TIME_BACK: idle callbacks asked for meanwhile wait, then run.
+NO_IDLE_TIME = """() => {
+  const idle = window.requestIdleCallback;
+  const waiting = [];
+  window.requestIdleCallback = (callback) => (waiting.push(callback), waiting.length);
+  window.__idleBack = () => { window.requestIdleCallback = idle; for (const callback of waiting) idle(callback); };
+}"""
+IDLE_TIME_BACK = "() => window.__idleBack()"
+
+# Per frame while the reply streams: once its open table is long, whether it is still the same element with the same
+# first row (what arrived was drawn once) or was drawn anew.
+WATCH = """root => {
+  const state = window.__table = { kept: 0, redrawn: 0, done: false };
+  let drawn = null;
+  const tick = () => {
+    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+    if (reply?.dataset.loading === 'false' && state.kept + state.redrawn > 0) { state.done = true; return; }
+    const body = reply?.querySelector('.nbc-content > table:last-child > tbody');
+    if (reply?.dataset.loading === 'true' && body && body.rows.length > 40) {
+      const first = body.rows[0];
+      if (drawn && (drawn.body !== body || drawn.first !== first)) state.redrawn += 1;
+      else if (drawn && body.rows.length > drawn.rows) state.kept += 1;
+      drawn = { body, first, rows: body.rows.length };
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+# The list's distance from its end, the reply's rows put in without their layout and those with no box at all, and
+# whether its last row and the rows just above it are laid out and in the list's box.
+VIEW = """list => {
+  const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+  const rows = [...reply.querySelectorAll('.nbc-content tbody > tr')];
+  const box = list.getBoundingClientRect();
+  const last = rows[rows.length - 1].getBoundingClientRect();
+  return { fromEnd: list.scrollHeight - list.scrollTop - list.clientHeight,
+           rows: rows.length,
+           unlaid: rows.filter((row) => row.classList.contains('nbc-unlaid')).length,
+           boxless: rows.filter((row) => row.getClientRects().length === 0).length,
+           lastInView: last.height > 0 && last.top >= box.top && last.bottom <= box.bottom + 1,
+           newestLaidOut: rows.slice(-20).every((row) => row.getClientRects().length > 0) };
+}"""
+
+
+def test_a_long_table_is_drawn_row_by_row_as_it_streams_and_ends_as_the_reply_drawn_in_one_go(lab: Lab) -> None:
+    chat = open_chat(lab, "table.ipynb", [SETUP.format(reply=f"Results:\n\n{TABLE}\nThat is all."), SECOND_VIEW])
+    lab.page.evaluate(WATCH, chat.root.element_handle())
+    chat.send("Tabulate the steps")
+    lab.page.wait_for_function("() => window.__table.done", timeout=60_000)
+    state = lab.page.evaluate("() => window.__table")
+    assert state["kept"] > 10, state  # frames that added rows to the open table
+    assert state["redrawn"] == 0, state  # none drew it anew
+    html = streamed(chat)
+    assert html == drawn_in_one_go(lab)
+    assert chat.messages("assistant").last.locator(".nbc-content > table > tbody > tr").count() == ROWS - 1
+
+
+def held_with_rows_unlaid(lab: Lab) -> ChatPage:
+    """A fast reply whose table came in two deltas of about 200 rows, holding (still streaming) on its last row, the
+    page having no idle time: the rows above the reader's view are not laid out yet."""
+    chat = open_chat(lab, "held-table.ipynb", [HELD_SETUP, SECOND_VIEW])
+    lab.page.evaluate(NO_IDLE_TIME)
+    chat.send("Tabulate the steps")
+    reply = chat.messages("assistant").last
+    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
+    assert reply.get_attribute("data-loading") == "true"
+    return chat
+
+
+def test_rows_a_fast_reply_brings_by_the_hundred_show_the_newest_first_and_lay_out_the_rest_later(lab: Lab) -> None:
+    chat = held_with_rows_unlaid(lab)
+    view = chat.root.locator(".nbc-messages").evaluate(VIEW)
+    assert view["rows"] == ROWS
+    assert view["unlaid"] > 100, view  # most rows of each delta wait for their layout...
+    assert view["boxless"] == view["unlaid"], view  # ...not styled, laid out or painted
+    assert view["newestLaidOut"], view  # the reader sees the newest rows at once
+    assert view["lastInView"], view
+    assert view["fromEnd"] <= 24, view
+    lab.page.evaluate(IDLE_TIME_BACK)
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
+    html = streamed(chat)  # drawn: every row laid out (in idle time), the reader still at the end
+    view = chat.root.locator(".nbc-messages").evaluate(VIEW)
+    assert view["unlaid"] == 0, view
+    assert view["boxless"] == 0, view
+    assert view["fromEnd"] <= 24, view
+    assert html == drawn_in_one_go(lab)
+
+
+def test_a_reader_who_scrolls_up_a_fast_table_finds_every_row_laid_out(lab: Lab) -> None:
+    chat = held_with_rows_unlaid(lab)
+    assert chat.root.locator(".nbc-messages").evaluate(VIEW)["unlaid"] > 100
+    chat.messages("assistant").last.get_by_text("Paragraph 1: the reply holds here.").hover()
+    lab.page.mouse.wheel(0, -3_000)
+    messages = chat.root.locator(".nbc-messages")
+    messages.evaluate("""list => new Promise((done) => {  // the same offset over two frames 100 ms apart
+        let top = list.scrollTop;
+        const look = () => list.scrollTop === top ? done(true) : (top = list.scrollTop, setTimeout(look, 100));
+        setTimeout(look, 100); })""")
+    view = messages.evaluate(VIEW)
+    assert view["unlaid"] == 0, view
+    assert view["boxless"] == 0, view
+    assert 2_000 <= view["fromEnd"] <= 4_000, view  # 3,000 px above the end, among rows laid out before the scroll
+    lab.page.evaluate(IDLE_TIME_BACK)
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
