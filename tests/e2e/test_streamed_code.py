@@ -1,13 +1,16 @@
-"""A long code block streams in pieces (js/widget/src/streaming_markdown.js): while its fence is open, the lines that
-arrived are highlighted once and only the open rest is drawn again each frame; when it closes, the block is drawn
-whole, highlighted, with the whole code — in a real JupyterLab."""
+"""A long code block streams in pieces (js/widget/src/streaming_markdown.js, open_code_view.js): while its fence is
+open, the lines that arrived are highlighted once and only the open rest is drawn again each frame; when it closes
+(or the reply ends inside it), the block drawn is finished in place — the same element, highlighted whole as one render
+of it, its Copy giving the whole code — in a real JupyterLab."""
 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
-from tests.e2e.chat_page import ChatPage
+from tests.e2e.chat_page import ChatPage, open_chat
 from tests.e2e.lab import Lab
+from tests.e2e.test_streamed_list import drawn_in_one_go, streamed
 
 pytestmark = pytest.mark.browser
 
@@ -47,3 +50,34 @@ def test_a_long_code_block_is_highlighted_in_pieces_while_it_streams_and_drawn_w
     assert reply.locator(".nbc-code-open").count() == 0
     assert code.evaluate("el => el.textContent") == CODE.rstrip("\n")
     assert code.locator(".hljs-title.function_").count() == 120
+
+
+SECOND_VIEW = "chat"
+MARK_OPEN_BLOCK = """el => {
+  const block = [...el.querySelectorAll('.nbc-message[data-role=assistant]')].pop().querySelector('.nbc-code');
+  block.dataset.seen = 'while-open';
+}"""
+
+
+@pytest.mark.parametrize("ending", ["```\n\nRun it below the chat.", ""], ids=["closed", "ends-open"])
+def test_a_long_code_block_drawn_in_pieces_is_finished_in_place_as_the_reply_drawn_in_one_go(
+    lab: Lab, ending: str
+) -> None:
+    lab.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    reply = f"Here is the pipeline:\n\n```py\n{CODE}{ending}"
+    setup = SETUP.replace(repr(REPLY), repr(reply))
+    chat = open_chat(lab, f"code-{bool(ending)}.ipynb", [setup, SECOND_VIEW])
+    chat.send("Write the pipeline")
+    lab.page.wait_for_function(OPEN_BLOCK, arg=chat.root.element_handle(), timeout=60_000)
+    chat.root.evaluate(MARK_OPEN_BLOCK)
+    streamed(chat)
+    block = chat.messages("assistant").last.locator(".nbc-code")
+    expect(block).to_have_count(1)
+    assert block.get_attribute("data-seen") == "while-open"  # the element drawn while the block was open
+    block.evaluate("el => el.removeAttribute('data-seen')")
+    assert block.locator(".nbc-code-open").count() == 0
+    assert block.locator("code").get_attribute("class") == "language-py hljs"  # as marked names it, highlighted
+    assert streamed(chat) == drawn_in_one_go(lab)
+    block.locator("[data-action=copy-code]").click()
+    expect(block.locator("[data-action=copy-code]")).to_have_text("Copied")
+    assert lab.page.evaluate("() => navigator.clipboard.readText()") == CODE.rstrip("\n")

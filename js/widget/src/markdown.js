@@ -212,7 +212,7 @@ export function enhanceCodeBlocks(root, { cache, insertCell, highlighted = null 
   for (const code of root.querySelectorAll("pre > code")) {
     const pre = /** @type {HTMLElement} */ (code.parentElement);
     const source = (code.textContent ?? "").replace(/\n$/, "");
-    const lang = languageOf(code);
+    const lang = codeLanguageOf(code);
     if (lang) {
       const key = `${lang}\u0000${source}`;
       let html = cache.get(key);
@@ -275,8 +275,9 @@ export function highlightPiece(source, lang) {
   return { html: result.value, clean: /** @type {any} */ (result)._top === TOP_MODES.get(lang) };
 }
 
-/** @param {Element} code @returns {string|null} */
-function languageOf(code) {
+/** The highlight.js language of a rendered code element (its `language-` class, aliases resolved), or null.
+ * @param {Element} code @returns {string|null} */
+export function codeLanguageOf(code) {
   const match = /(?:^|\s)language-([\w+-]+)/.exec(code.className);
   if (!match) return null;
   const name = match[1].toLowerCase();

@@ -3,12 +3,13 @@
 // is slow), never the whole conversation, and incrementally (streaming_markdown.js): finished blocks are drawn
 // once, only the open tail is redrawn, so a frame's work does not grow with the reply.
 import {
-  button, codeBlock, enhanceCodeBlocks, flash, renderMarkdownFragment, sanitizeInside, sanitizeMarkdownHtml,
+  button, enhanceCodeBlocks, flash, renderMarkdownFragment, sanitizeInside, sanitizeMarkdownHtml,
 } from "./markdown.js";
 import { BackwardText, LONG_MESSAGE } from "./long_message.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { preloadKatex } from "./katex_lazy.js";
 import { MarkdownStream } from "./streaming_markdown.js";
+import { OpenCodeView } from "./open_code_view.js";
 import { SkippedBlocks, SLICE_CHARS, VIEW_SLICE_CHARS } from "./skipped_blocks.js";
 import { UnlaidBlocks } from "./unlaid_blocks.js";
 import { bound, t } from "./i18n.js";
@@ -346,8 +347,8 @@ class MessageNode {
     this.stream = /** @type {MarkdownStream<DocumentFragment>|null} */ (null);
     /** the body's nodes drawn from the stream's open tail (replaced each render) */
     this.tailNodes = /** @type {ChildNode[]} */ ([]);
-    /** an open code block drawn piece by piece (streaming_markdown.js): its element, pieces drawn, open rest */
-    this.openCode = /** @type {{start: number, code: HTMLElement, pieces: number, rest: HTMLElement} | null} */ (null);
+    /** an open code block drawn piece by piece (open_code_view.js) */
+    this.openCode = /** @type {OpenCodeView | null} */ (null);
     /** an open list (table) drawn item by item: its id (streaming_markdown.js), the element its items go in, pieces
      * drawn, open last item's nodes */
     this.openList = /** @type {{id: number, list: Element, pieces: number, rest: ChildNode[]} | null} */ (null);
@@ -498,7 +499,7 @@ class MessageNode {
     else this.el.removeAttribute("aria-busy");
     if (wasLoading && !loading && message.role === "assistant") this.announce = true;
     if (this.stream) this.stream.live = loading;
-    if (wasLoading && !loading && this.openCode) this.markDirty(); // an open code block drawn in pieces: draw it whole
+    if (wasLoading && !loading && this.openCode) this.markDirty(); // an open code block drawn in pieces: finish it
     this.setContent(message.content ?? "");
     if (this.renderedContent === this.content) this.announceIfFinished();
     this.setReasoning(message.reasoning_content ?? "");
@@ -750,13 +751,14 @@ class MessageNode {
       this.openList = null;
     }
     this.stream.ahead = this.streamed ? AHEAD_CHARS : Infinity;
+    const doneBefore = this.stream.done.length;
     const step = this.stream.update(this.content);
     // part of a big delta lexed, nothing finished: the open tail drawn (a long table, say) stays until the next update
     if (step.pending && !step.reset && !step.skipped && step.finished.length === 0) return true;
     const code = step.code;
     this.tailOnly = false;
     if (code && !step.reset && !step.skipped && step.finished.length === 0 && this.openCode?.start === code.start) {
-      this.drawCodePieces(code); // the same open code block: only its new pieces and its open rest
+      this.openCode.draw(code); // the same open code block: only its new pieces and its open rest
       return false;
     }
     this.tailOnly = !step.reset && !step.skipped && step.finished.length === 0 && !code;
@@ -770,14 +772,20 @@ class MessageNode {
       this.drawListItems(list); // the same open list (table): only its newly finished items and its open last one
       return false;
     }
-    for (const node of this.tailNodes) node.remove();
-    this.tailNodes = [];
+    // the open code block drawn in pieces that this step ends (it closed, or the reply ended) is finished in place
+    const first = step.skipped || step.reset || this.openCode?.start !== doneBefore ? null
+      : step.finished[0] ?? step.tail;
+    const kept = first && this.openCode?.finish(first) ? this.openCode.el : null;
+    for (const node of this.tailNodes) if (node !== kept) node.remove();
+    this.tailNodes = kept && step.finished.length === 0 ? [kept] : []; // still the open tail: drawn again if it grows
     this.openCode = null;
     this.openList = null;
     if (step.skipped) this.skipped.add(step.skipped);
     for (const nodes of step.finished) this.body.append(this.enhanced(nodes));
     if (code) {
-      this.startOpenCode(code);
+      this.openCode = new OpenCodeView(code, this.hooks.insertCell());
+      this.tailNodes = [this.openCode.el];
+      this.body.append(this.openCode.el);
       return false;
     }
     if (list) {
@@ -791,7 +799,7 @@ class MessageNode {
     }
     if (step.tail) {
       const tail = this.enhanced(step.tail);
-      this.tailNodes = [...tail.childNodes];
+      this.tailNodes.push(...tail.childNodes);
       this.body.append(tail);
     }
     return step.pending;
@@ -841,34 +849,6 @@ class MessageNode {
     return list !== null && this.body.getBoundingClientRect().top < list.getBoundingClientRect().top;
   }
 
-
-  /** An open code block with its toolbar, then its pieces. @param {import("./streaming_markdown.js").OpenCode} open */
-  startOpenCode(open) {
-    const holder = document.createElement("div");
-    const pre = document.createElement("pre");
-    const code = document.createElement("code");
-    if (open.lang) code.className = `language-${open.lang} hljs`;
-    const rest = document.createElement("span");
-    rest.className = "nbc-code-open"; // the open rest, highlighted again each frame
-    code.append(rest);
-    pre.append(code);
-    holder.append(pre);
-    const stream = this.stream;
-    codeBlock(pre, () => (stream?.code?.source ?? ""), open.lang, this.hooks.insertCell());
-    this.tailNodes = [...holder.childNodes];
-    this.body.append(...holder.childNodes);
-    this.openCode = { start: open.start, code, pieces: 0, rest };
-    this.drawCodePieces(open);
-  }
-
-  /** @param {import("./streaming_markdown.js").OpenCode} open */
-  drawCodePieces(open) {
-    const drawn = /** @type {NonNullable<MessageNode["openCode"]>} */ (this.openCode);
-    for (; drawn.pieces < open.pieces.length; drawn.pieces += 1) {
-      drawn.rest.insertAdjacentHTML("beforebegin", open.pieces[drawn.pieces]);
-    }
-    drawn.rest.innerHTML = open.open;
-  }
 
   /** @param {import("./streaming_markdown.js").OpenList} open */
   drawListItems(open) {

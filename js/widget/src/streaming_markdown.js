@@ -28,9 +28,10 @@ import { codeLanguage, highlightPiece, holdsRawHtml, markdownHtml, markdownToken
   from "./markdown.js";
 
 /**
- * @typedef {{start: number, lang: string|null, pieces: string[], open: string, source: string}} OpenCode
- *   an open code block at offset `start` of the text: highlighted HTML of its finished `pieces` (the same array,
- *   growing, while the block stays open: draw the new ones), then of the `open` rest; `source` its code so far.
+ * @typedef {{start: number, lang: string|null, pieces: string[], open: string, source: string, covered: number}}
+ *   OpenCode an open code block at offset `start` of the text: highlighted HTML of its finished `pieces` (the same
+ *   array, growing, while the block stays open: draw the new ones), then of the `open` rest; `source` its code so far,
+ *   the first `covered` characters of which the pieces hold.
  * @typedef {{text: string, tokens: import("marked").Token[]}} Blocks finished top-level blocks left unrendered: their
  *   source and its tokens (lexed already), to render later, in their place
  * @typedef {{id: number, shell: string, inside: string, pieces: string[], open: string}} OpenList a long open list or
@@ -135,7 +136,7 @@ export class MarkdownStream {
     this.openSize = 0;
     /** true once the message needs whole renders (see the top of this file) */
     this.whole = false;
-    /** @type {(OpenCode & {covered: number, tried: number}) | null} the open code block drawn piece by piece */
+    /** @type {(OpenCode & {tried: number}) | null} the open code block drawn piece by piece */
     this.code = null;
     /** @type {{lang: string|null, source: string, html: string} | null} the highlighted pieces of the last open code
      * block drawn piece by piece (the code they hold and their HTML): its whole render highlights only the rest */
