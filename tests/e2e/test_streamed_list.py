@@ -38,6 +38,7 @@ WATCH = """root => {
     const list = reply?.querySelector('.nbc-content > ul:last-child');
     if (reply?.dataset.loading === 'true' && list && list.children.length > 40) {
       const first = list.querySelector('li');
+      window.__listDrawn = list;
       if (drawn && (drawn.list !== list || drawn.first !== first)) state.redrawn += 1;
       else if (drawn && list.children.length > drawn.items) state.kept += 1;
       drawn = { list, first, items: list.children.length };
@@ -64,8 +65,8 @@ def streamed(chat: ChatPage) -> str:
     return html
 
 
-def test_a_long_list_is_drawn_item_by_item_as_it_streams_and_ends_as_the_reply_drawn_in_one_go(lab: Lab) -> None:
-    setup = SETUP.format(reply=f"Here are the steps:\n\n{ITEMS}", chunks=1500, key="steps")
+def test_a_long_list_is_drawn_item_by_item_as_it_streams_stays_when_it_ends_and_equals_one_render(lab: Lab) -> None:
+    setup = SETUP.format(reply=f"Here are the steps:\n\n{ITEMS}\nThat is all.", chunks=1500, key="steps")
     chat = open_chat(lab, "steps.ipynb", [setup, SECOND_VIEW])
     lab.page.evaluate(WATCH, chat.root.element_handle())
     chat.send("List the steps")
@@ -75,6 +76,8 @@ def test_a_long_list_is_drawn_item_by_item_as_it_streams_and_ends_as_the_reply_d
     assert state["redrawn"] == 0, state  # none drew it anew
     html = streamed(chat)
     assert html == drawn_in_one_go(lab)
+    ended = chat.messages("assistant").last.locator(".nbc-content > ul")
+    assert ended.evaluate("el => el === window.__listDrawn")  # the list drawn while open stayed when it ended
     items = chat.messages("assistant").last.locator(".nbc-content > ul > li")
     assert items.count() == 120
     assert items.locator(".nbc-code [data-action=copy-code]").count() == 12  # code in items has its toolbar

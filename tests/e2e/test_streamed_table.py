@@ -1,7 +1,7 @@
 """A long table streams row by row (js/widget/src/streaming_markdown.js): while it is open, each finished row is drawn
-once into the table and only its last row is drawn again; rows a fast reply brings by the hundred above a reader who
-follows it are laid out later (unlaid_blocks.js), its last rows at once; and it ends drawn exactly as the reply drawn
-in one go — in a real JupyterLab."""
+once into the table and only its last row is drawn again, and when it ends the table drawn stays; rows a fast reply
+brings by the hundred above a reader who follows it are laid out later (unlaid_blocks.js), its last rows at once; and
+it ends drawn exactly as the reply drawn in one go — in a real JupyterLab."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ WATCH = """root => {
     const body = reply?.querySelector('.nbc-content > table:last-child > tbody');
     if (reply?.dataset.loading === 'true' && body && body.rows.length > 40) {
       const first = body.rows[0];
+      window.__tableBody = body;
       if (drawn && (drawn.body !== body || drawn.first !== first)) state.redrawn += 1;
       else if (drawn && body.rows.length > drawn.rows) state.kept += 1;
       drawn = { body, first, rows: body.rows.length };
@@ -81,7 +82,7 @@ VIEW = """list => {
 }"""
 
 
-def test_a_long_table_is_drawn_row_by_row_as_it_streams_and_ends_as_the_reply_drawn_in_one_go(lab: Lab) -> None:
+def test_a_long_table_is_drawn_row_by_row_as_it_streams_stays_when_it_ends_and_equals_one_render(lab: Lab) -> None:
     chat = open_chat(lab, "table.ipynb", [SETUP.format(reply=f"Results:\n\n{TABLE}\nThat is all."), SECOND_VIEW])
     lab.page.evaluate(WATCH, chat.root.element_handle())
     chat.send("Tabulate the steps")
@@ -90,8 +91,10 @@ def test_a_long_table_is_drawn_row_by_row_as_it_streams_and_ends_as_the_reply_dr
     assert state["kept"] > 10, state  # frames that added rows to the open table
     assert state["redrawn"] == 0, state  # none drew it anew
     html = streamed(chat)
+    body = chat.messages("assistant").last.locator(".nbc-content > table > tbody")
+    assert body.evaluate("el => el === window.__tableBody")  # the table drawn while open stayed when it ended
     assert html == drawn_in_one_go(lab)
-    assert chat.messages("assistant").last.locator(".nbc-content > table > tbody > tr").count() == ROWS - 1
+    assert body.locator("> tr").count() == ROWS - 1
 
 
 def held_with_rows_unlaid(lab: Lab) -> ChatPage:

@@ -754,23 +754,29 @@ class MessageNode {
     const doneBefore = this.stream.done.length;
     const step = this.stream.update(this.content);
     // part of a big delta lexed, nothing finished: the open tail drawn (a long table, say) stays until the next update
-    if (step.pending && !step.reset && !step.skipped && step.finished.length === 0) return true;
+    if (step.pending && !step.reset && !step.closed && !step.skipped && step.finished.length === 0) return true;
     const code = step.code;
     this.tailOnly = false;
     if (code && !step.reset && !step.skipped && step.finished.length === 0 && this.openCode?.start === code.start) {
       this.openCode.draw(code); // the same open code block: only its new pieces and its open rest
       return false;
     }
-    this.tailOnly = !step.reset && !step.skipped && step.finished.length === 0 && !code;
+    this.tailOnly = !step.reset && !step.closed && !step.skipped && step.finished.length === 0 && !code;
     if (step.reset) {
       this.skipped.clear();
       this.unlaid.clear();
       this.body.replaceChildren();
     }
     const list = step.list;
-    if (list && !step.reset && !step.skipped && step.finished.length === 0 && this.openList?.id === list.id) {
+    if (list && this.tailOnly && this.openList?.id === list.id) {
       this.drawListItems(list); // the same open list (table): only its newly finished items and its open last one
       return false;
+    }
+    // the open list (table) drawn item by item ended: its last items drawn, it stays where it is, no longer the tail
+    const closed = step.closed && !step.reset && this.openList?.id === step.closed.id ? step.closed : null;
+    if (closed) {
+      this.drawListItems(closed);
+      this.tailNodes = [];
     }
     // the open code block drawn in pieces that this step ends (it closed, or the reply ended) is finished in place
     const first = step.skipped || step.reset || this.openCode?.start !== doneBefore ? null
@@ -780,6 +786,10 @@ class MessageNode {
     this.tailNodes = kept && step.finished.length === 0 ? [kept] : []; // still the open tail: drawn again if it grows
     this.openCode = null;
     this.openList = null;
+    if (step.closed && !closed) {
+      this.body.append(this.startList(step.closed)); // drawn whole, in its place
+      this.openList = null;
+    }
     if (step.skipped) this.skipped.add(step.skipped);
     for (const nodes of step.finished) this.body.append(this.enhanced(nodes));
     if (code) {
@@ -789,12 +799,9 @@ class MessageNode {
       return false;
     }
     if (list) {
-      const shell = sanitizeMarkdownHtml(list.shell);
-      this.tailNodes = [...shell.childNodes];
-      const inside = /** @type {Element} */ (shell.querySelector(list.inside));
-      this.openList = { id: list.id, list: inside, pieces: 0, rest: [] };
-      this.body.append(shell);
-      this.drawListItems(list);
+      const nodes = this.startList(list);
+      this.tailNodes = [...nodes.childNodes];
+      this.body.append(nodes);
       return false;
     }
     if (step.tail) {
@@ -849,6 +856,18 @@ class MessageNode {
     return list !== null && this.body.getBoundingClientRect().top < list.getBoundingClientRect().top;
   }
 
+
+  /**
+   * A list (table) drawn item by item: its shell with the items so far, to put in; it becomes the open list.
+   * @param {import("./streaming_markdown.js").OpenList} open @returns {DocumentFragment}
+   */
+  startList(open) {
+    const shell = sanitizeMarkdownHtml(open.shell);
+    const inside = /** @type {Element} */ (shell.querySelector(open.inside));
+    this.openList = { id: open.id, list: inside, pieces: 0, rest: [] };
+    this.drawListItems(open);
+    return shell;
+  }
 
   /** @param {import("./streaming_markdown.js").OpenList} open */
   drawListItems(open) {

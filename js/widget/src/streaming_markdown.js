@@ -40,9 +40,10 @@ import { codeLanguage, highlightPiece, holdsRawHtml, markdownHtml, markdownToken
  *   same array, growing, while `id` stays: draw the new ones) and of its open last item; the block's HTML is the shell
  *   with the pieces and the open item inside its last `inside` element (ul, ol or tbody).
  * @template [R=string]
- * @typedef {{reset: boolean, skipped: Blocks|null, finished: R[], tail: R|null, pending: boolean, code?: OpenCode,
- *   list?: OpenList}} StreamStep
- *   reset: drop everything drawn so far first; skipped: finished blocks not rendered, because at
+ * @typedef {{reset: boolean, closed?: OpenList|null, skipped: Blocks|null, finished: R[], tail: R|null,
+ *   pending: boolean, code?: OpenCode, list?: OpenList}} StreamStep
+ *   reset: drop everything drawn so far first; closed: the open list (table) drawn a piece at a time ended: draw its
+ *   new pieces and its last item, and keep it (it goes before `skipped` and `finished`); skipped: finished blocks not rendered, because at
  *   least `ahead` characters of text follow them (they go before `finished`); finished: HTML of newly finished blocks, to keep (in order);
  *   tail: the open tail rendered, replacing the previous tail (null while pending); pending: more text waits for the
  *   next update (a big delta is drawn in several updates, `budget` characters at a time); code: the open tail is a
@@ -182,13 +183,17 @@ export class MarkdownStream {
     const lexing = performance.now() - started;
     const finished = [];
     let skipped = null;
+    // an open list or table drawn a piece at a time that ended is finished where it is drawn
+    const closed = count > 0 ? this.closeList(tokens[0]) : null;
+    const first = closed ? 1 : 0;
     if (cut > 0) {
       // the blocks that end at least `ahead` characters before the end of the text are skipped
-      let skip = 0;
-      let skipCut = 0;
+      let skip = first;
+      let skipCut = closed ? tokens[0].raw.length : 0;
+      const after = skipCut;
       const last = text.length - this.done.length - this.ahead;
       while (skip < count && skipCut + tokens[skip].raw.length <= last) skipCut += tokens[skip++].raw.length;
-      if (skip > 0) skipped = { text: tail.slice(0, skipCut), tokens: tokens.slice(0, skip) };
+      if (skip > first) skipped = { text: tail.slice(after, skipCut), tokens: tokens.slice(first, skip) };
       if (skip < count) finished.push(this.render(tail.slice(skipCut, cut), tokens.slice(skip, count)));
       this.done += tail.slice(0, cut);
     }
@@ -198,15 +203,15 @@ export class MarkdownStream {
     // more text waits: the next update goes on from the finished blocks, so the open tail is not drawn now
     if (end < text.length) {
       this.tailCost = share;
-      return { reset, skipped, finished, tail: null, pending: true };
+      return { reset, closed, skipped, finished, tail: null, pending: true };
     }
     const code = this.openCode(open, tokens);
     const list = code ? null : this.openList(open, tokens.slice(count));
     const rendered = code || list ? null : this.render(open, tokens.slice(count));
     this.tailCost = share + performance.now() - tailStarted;
-    if (code) return { reset, skipped, finished, tail: null, pending: false, code };
-    if (list) return { reset, skipped, finished, tail: null, pending: false, list };
-    return { reset, skipped, finished, tail: rendered, pending: false };
+    if (code) return { reset, closed, skipped, finished, tail: null, pending: false, code };
+    if (list) return { reset, closed, skipped, finished, tail: null, pending: false, list };
+    return { reset, closed, skipped, finished, tail: rendered, pending: false };
   }
 
   /** The whole text rendered again (all of it is the open tail). @param {string} text @param {boolean} reset */
@@ -299,6 +304,30 @@ export class MarkdownStream {
       const body = open.slice(head.length);
       drawn.source = (continued ? drawn.source : head) + body.slice(0, lineEnd(body, finished));
       drawn.from = start + drawn.source.length;
+    }
+    drawn.open = shape.html(token, units.slice(finished));
+    return drawn;
+  }
+
+  /**
+   * The open list or table drawn a piece at a time, when `token` is it, ended: its items not drawn yet as pieces, its
+   * last item as the open one; null when `token` is not it as drawn (its kind, or an item drawn, changed: it is rendered
+   * whole, as any finished block). @param {import("marked").Token} token the first finished block
+   * @returns {OpenList|null}
+   */
+  closeList(token) {
+    const drawn = this.list;
+    this.list = null;
+    const shape = token.type === "list" ? LIST_SHAPE : token.type === "table" ? TABLE_SHAPE : null;
+    if (!drawn || !shape || drawn.start !== this.done.length || shape.kind(token) !== drawn.kind
+      || holdsRawHtml(token.raw, [token])) return null;
+    const units = shape.units(token);
+    const finished = units.length - 1;
+    if (finished < drawn.keys.length || drawn.keys.some((key, i) => shape.key(units[i]) !== key)) return null;
+    if (drawn.keys.length < finished) {
+      const items = units.slice(drawn.keys.length, finished);
+      drawn.pieces.push(shape.html(token, items));
+      for (const item of items) drawn.keys.push(shape.key(item));
     }
     drawn.open = shape.html(token, units.slice(finished));
     return drawn;

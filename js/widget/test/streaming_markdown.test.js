@@ -31,6 +31,7 @@ class Shown {
       if ((updates += 1) > 10_000) throw new Error("the stream never finishes drawing this text");
       step = this.stream.update(text);
       if (step.reset) this.finished = [];
+      if (step.closed) this.finished.push(listHtml(step.closed));
       if (step.skipped) this.finished.push(step.skipped);
       this.finished.push(...step.finished);
       this.tail = step.list ? listHtml(step.list) : step.tail ?? "";
@@ -576,4 +577,22 @@ test("a long open table's update lexes what arrived after its finished rows, not
   }
   assert.ok(text.length > 20 * OPEN_LIST_MIN);
   assert.ok(most < 600, `up to ${most} characters lexed in one update`);
+});
+
+test("a long open list or table that ends is finished where it is drawn: only its items after those drawn render", () => {
+  const blocks = { list: longList(200, "-", 7).replace(/\n\n +continued[^\n]*\n/g, "\n"), table: longTable(200, 7) };
+  for (const [kind, block] of Object.entries(blocks)) {
+    const stream = new MarkdownStream();
+    let last = null;
+    for (let cut = 50; cut < block.length; cut += 50) last = stream.update(block.slice(0, cut)).list ?? last;
+    const drawn = last?.pieces.length ?? 0;
+    const text = `${block}\nAfter it.\n\nMore.`;
+    const step = stream.update(text);
+    assert.equal(step.closed?.id, last?.id, `${kind}: the list drawn is the one closed`);
+    assert.ok(step.closed && step.closed.pieces.length <= drawn + 1, `${kind}: its new items only`);
+    assert.equal(step.finished.join(""), markdownToHtml("After it.\n\n"), kind);
+    const shown = new Shown();
+    for (let cut = 50; cut < block.length; cut += 50) shown.update(block.slice(0, cut));
+    assert.equal(shown.update(text).html(), markdownToHtml(text), kind);
+  }
 });
