@@ -66,30 +66,43 @@ export const CODE_PIECE = 2_000;
 const FENCE = /^(?:(`{3,})([^`\n]*)|(~{3,})([^\n]*))\n/;
 /** An open list longer than this (characters) is drawn item by item. */
 export const OPEN_LIST_MIN = 2_000;
-/** Text after an open table's finished rows lexed on its own (moreRows); a bigger delta takes the budgeted way. */
-const MORE_ROWS_MAX = 8 * BUDGET;
+/** Text after an open list's (table's) finished items lexed on its own (moreItems); a bigger delta takes the budgeted
+ * way. */
+const MORE_ITEMS_MAX = 8 * BUDGET;
+const LIST_MARKER = /^ {0,3}(?:([*+-])|\d{1,9}([.)]))/;
 let listIds = 0;
 
 /**
  * How a long open list or table is drawn a piece at a time: its items (rows), what identifies one as lexed (a lexing
- * that changed one starts it over), what identifies the whole (its kind), its HTML without items (the shell), the tag
- * its items go in and the HTML of some of its items (marked's, cut out of the HTML of the block holding only them).
+ * that changed one starts it over), what identifies the whole (its kind; `family`: what items lexed on their own must
+ * share with it, a list's start aside), its HTML without items (the shell), the tag its items go in, the HTML of some
+ * of its items (marked's, cut out of the HTML of the block holding only them), what goes before items lexed on their
+ * own (a table's head) and how much of `body` some of its items, lexed from its start, hold.
  * @template {import("marked").Token} T @template U
  * @typedef {{units: (token: T) => U[], key: (unit: U) => string, kind: (token: T) => string,
- *   shell: (token: T) => string, inside: (token: T) => string, html: (token: T, units: U[]) => string}} PieceShape
+ *   family: (token: T) => string, shell: (token: T) => string, inside: (token: T) => string,
+ *   html: (token: T, units: U[]) => string, prefix: (open: string) => string, size: (units: U[], body: string) => number}}
+ *   PieceShape
  */
 
 /** @type {PieceShape<any, import("marked").Tokens.ListItem>} */
 const LIST_SHAPE = {
   units: (token) => token.items,
   key: (item) => String(item.raw.length),
-  kind: (token) => `list:${token.ordered}:${token.start}:${token.loose}`,
+  kind: (token) => `${LIST_SHAPE.family(token)}:${token.start}`,
+  // items share their marker's character ("-", "*", "+"; "." or ")" after a number): another one starts another list
+  family: (token) => {
+    const marker = LIST_MARKER.exec(token.items[0]?.raw ?? "");
+    return `list:${token.ordered}:${token.loose}:${marker?.[1] ?? marker?.[2]}`;
+  },
   shell: (token) => markdownHtml("", [{ ...token, items: [] }]),
   inside: (token) => (token.ordered ? "ol" : "ul"),
   html: (token, items) => {
     const whole = markdownHtml("", [{ ...token, items }]);
     return whole.slice(whole.indexOf("\n") + 1, whole.lastIndexOf("</"));
   },
+  prefix: () => "",
+  size: (items) => items.reduce((size, item) => size + item.raw.length, 0),
 };
 
 /** @type {PieceShape<any, import("marked").Tokens.TableCell[]>} */
@@ -97,6 +110,7 @@ const TABLE_SHAPE = {
   units: (token) => token.rows,
   key: (row) => row.map((cell) => cell.text).join("\u0000"),
   kind: (token) => `table:${JSON.stringify(token.align)}:${TABLE_SHAPE.key(token.header)}`,
+  family: (token) => TABLE_SHAPE.kind(token),
   // marked leaves out the <tbody> of a table without rows
   shell: (token) => markdownHtml("", [{ ...token, rows: [] }]).replace(/<\/table>\n$/, "<tbody></tbody></table>\n"),
   inside: () => "tbody",
@@ -104,6 +118,9 @@ const TABLE_SHAPE = {
     const whole = markdownHtml("", [{ ...token, rows }]);
     return whole.slice(whole.indexOf("<tbody>") + "<tbody>".length, whole.lastIndexOf("</tbody>"));
   },
+  // its rows are its lines after the head (its first two lines), each lexed alone
+  prefix: (open) => open.slice(0, open.indexOf("\n", open.indexOf("\n") + 1) + 1),
+  size: (rows, body) => lineEnd(body, rows.length),
 };
 
 /** @template [R=string] */
@@ -142,10 +159,11 @@ export class MarkdownStream {
     /** @type {{lang: string|null, source: string, html: string} | null} the highlighted pieces of the last open code
      * block drawn piece by piece (the code they hold and their HTML): its whole render highlights only the rest */
     this.highlighted = null;
-    /** @type {(OpenList & {start: number, kind: string, keys: string[], head: string|null, from: number,
+    /** @type {(OpenList & {start: number, kind: string, family: string, keys: string[], prefix: string, from: number,
      *   source: string}) | null} the open list or table drawn a piece at a time: where it starts in the text, its kind
-     * (a list's start and looseness, a table's head) and what identifies each item drawn; a table's `head` (its
-     * first two lines), where the text after its finished rows starts and its text up to there */
+     * (a list's start, looseness and marker, a table's head) and what identifies each item drawn; what goes before
+     * its items lexed on their own (a table's head), where the text after its finished items starts and its text up
+     * to there */
     this.list = null;
   }
 
@@ -157,8 +175,8 @@ export class MarkdownStream {
       reset = true;
     }
     if (this.whole) return this.wholeRender(text, true);
-    const rows = this.moreRows(text);
-    if (rows) return { reset, ...rows };
+    const items = this.moreItems(text);
+    if (items) return { reset, ...items };
     const started = performance.now();
     let end, tail, tokens, count;
     // a block longer than the window (nothing finished in it) doubles the window; a block that was open at the last
@@ -276,20 +294,26 @@ export class MarkdownStream {
       ? /** @type {import("marked").Tokens.List | import("marked").Tokens.Table} */ (tokens[0]) : null;
     const shape = token ? (token.type === "list" ? LIST_SHAPE : TABLE_SHAPE) : null;
     const units = token && shape ? shape.units(token) : [];
-    if (!token || !shape || units.length < (continued ? 1 : 2)) return continued ? null : (this.list = null);
+    if (!token || !shape || units.length < (continued ? 1 : 2)) {
+      // an ordered list's next number before its "." is a paragraph after the list for now: drawn whole this once
+      const last = tokens.filter((t) => t.type !== "space").pop();
+      const next = tokens[0]?.type === "list" && last?.type === "paragraph" && LIST_MARKER_SO_FAR.test(last.raw);
+      return continued || next ? null : (this.list = null);
+    }
     const start = this.done.length;
     const kind = shape.kind(token);
-    let drawn = this.list?.start === start && this.list.kind === kind ? this.list : null;
+    let drawn = this.list?.start === start
+      && (continued ? this.list.family === shape.family(token) : this.list.kind === kind) ? this.list : null;
     if (continued && !drawn) return null;
     // the items drawn must be what this lexing gives, else the list starts over
     const changed = (/** @type {string} */ key, /** @type {number} */ i) => i >= units.length - 1
       || shape.key(units[i]) !== key;
     if (!continued && drawn?.keys.some(changed)) drawn = null;
-    const head = shape === TABLE_SHAPE ? open.slice(0, open.indexOf("\n", open.indexOf("\n") + 1) + 1) : null;
+    const prefix = shape.prefix(open);
     if (!drawn) {
       drawn = this.list = {
-        id: (listIds += 1), start, kind, keys: [], shell: shape.shell(token), inside: shape.inside(token), pieces: [],
-        open: "", head, from: start + (head?.length ?? 0), source: open.slice(0, head?.length ?? 0),
+        id: (listIds += 1), start, kind, family: shape.family(token), keys: [], shell: shape.shell(token),
+        inside: shape.inside(token), pieces: [], open: "", prefix, from: start, source: "",
       };
     }
     const finished = units.length - 1;
@@ -299,12 +323,10 @@ export class MarkdownStream {
       drawn.pieces.push(shape.html(token, items));
       for (const item of items) drawn.keys.push(shape.key(item));
     }
-    if (head !== null) {
-      // a table's rows are its lines after the head (continued: after the rows drawn); the finished ones are drawn
-      const body = open.slice(head.length);
-      drawn.source = (continued ? drawn.source : head) + body.slice(0, lineEnd(body, finished));
-      drawn.from = start + drawn.source.length;
-    }
+    // the text up to the end of the items drawn (continued: `open` holds the prefix and the items after them)
+    const body = open.slice(prefix.length);
+    drawn.source = (continued ? drawn.source : prefix) + body.slice(0, shape.size(units.slice(0, finished), body));
+    drawn.from = start + drawn.source.length;
     drawn.open = shape.html(token, units.slice(finished));
     return drawn;
   }
@@ -334,22 +356,23 @@ export class MarkdownStream {
   }
 
   /**
-   * An open table drawn row by row that goes on: only its head and the text after its finished rows are lexed (a
-   * table's rows are lines, each lexed alone), so an update costs what arrived, not the whole table. Null when the
-   * text does not go on from the rows drawn, or the table ended (the caller lexes the whole of it then, once).
+   * An open list (table) drawn item by item that goes on: only the text after its finished items is lexed (after a
+   * table's head; a table's rows are lines, a list's items lexed alone are what they are in the list when they share
+   * its marker and looseness), so an update costs what arrived, not the whole list. Null when the text does not go on
+   * from the items drawn, or the list ended or changed (the caller lexes the whole of it then).
    * @param {string} text @returns {Omit<StreamStep, "reset">|null}
    */
-  moreRows(text) {
+  moreItems(text) {
     const list = this.list;
-    if (!list?.head || list.start !== this.done.length || text.length - list.from > MORE_ROWS_MAX
+    if (!list || list.start !== this.done.length || text.length - list.from > MORE_ITEMS_MAX
       || !text.startsWith(list.source, list.start)) return null;
     const started = performance.now();
-    const tail = list.head + text.slice(list.from);
+    const tail = list.prefix + text.slice(list.from);
     const tokens = this.tokens.lex(tail);
     if (finishedCount(tokens) > 0 || !this.incremental(tokens, tail)) return null;
     const drawn = this.openList(tail, tokens, true);
     if (!drawn) return null;
-    this.openSize = text.length - this.done.length; // should the table end, the next lexing takes it whole
+    this.openSize = text.length - this.done.length; // should the list end, the next lexing takes it whole
     this.tailCost = performance.now() - started;
     return { skipped: null, finished: [], tail: null, pending: false, list: drawn };
   }

@@ -491,7 +491,8 @@ test("a long open list's finished items are rendered once: each update renders i
 
 test("a list that turns loose, or whose items the next text changes, is drawn as a whole render draws it", () => {
   const tight = longList(60, "-", 3).replace(/\n\n +continued[^\n]*\n/g, "\n");
-  for (const end of ["\n- loose now\n", "\n\n  continued last item\n", "  - nested under the last\n", "\n\n# After\n"]) {
+  for (const end of ["\n- loose now\n", "\n\n  continued last item\n", "  - nested under the last\n", "\n\n# After\n",
+    "* another marker\n- back\n", "1. ordered\n2. on\n", "+ plus\n", "lazy line\n- next\n", "   - indented\n"]) {
     const shown = new Shown().update(tight);
     assert.ok(shown.steps[shown.steps.length - 1].list, "drawn item by item while open");
     assert.equal(shown.update(tight + end).html(), markdownToHtml(tight + end), JSON.stringify(end));
@@ -594,5 +595,30 @@ test("a long open list or table that ends is finished where it is drawn: only it
     const shown = new Shown();
     for (let cut = 50; cut < block.length; cut += 50) shown.update(block.slice(0, cut));
     assert.equal(shown.update(text).html(), markdownToHtml(text), kind);
+  }
+});
+
+test("a long open list's update lexes what arrived after its finished items, not the whole list again", () => {
+  for (const marker of ["-", "1."]) {
+    const text = `Intro.\n\n${longList(500, marker, 13).replace(/\n\n +continued[^\n]*\n/g, "\n")}`;
+    let lexed = 0;
+    const counting = { lex: (/** @type {string} */ source) => ((lexed += source.length), markdownTokens.lex(source)) };
+    const stream = new MarkdownStream(markdownHtml, counting);
+    const shown = new Shown();
+    let most = 0;
+    let steps = 0;
+    let byItem = 0;
+    for (let cut = 80; cut < text.length + 80; cut += 80) {
+      lexed = 0;
+      const prefix = text.slice(0, Math.min(cut, text.length));
+      const step = stream.update(prefix);
+      // an ordered list's next number without its "." yet is a paragraph after the list: rendered whole then
+      if (cut > 4 * OPEN_LIST_MIN && step.list) most = Math.max(most, lexed);
+      if (cut > 4 * OPEN_LIST_MIN) [steps, byItem] = [steps + 1, byItem + (step.list ? 1 : 0)];
+      if (cut % 4000 === 0) assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `${marker} ${cut}`);
+    }
+    assert.ok(text.length > 20 * OPEN_LIST_MIN);
+    assert.ok(byItem > 0.9 * steps, `${marker}: ${byItem} of ${steps} updates drew it item by item`);
+    assert.ok(most < 1_000, `${marker}: up to ${most} characters lexed in one update`);
   }
 });
