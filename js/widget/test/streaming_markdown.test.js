@@ -472,21 +472,23 @@ test("a long open list streamed in random deltas shows the HTML of a whole rende
   }
 });
 
-test("a long open list's finished items are rendered once: each update renders its newest items and the last one", () => {
-  const text = longList(400, "-", 9).replace(/\n\n +continued[^\n]*\n/g, "\n"); // tight all along
-  let rendered = 0;
-  let most = 0;
-  const stream = new MarkdownStream();
-  for (let cut = 60; cut < text.length + 60; cut += 60) {
-    const step = stream.update(text.slice(0, Math.min(cut, text.length)));
-    if (!step.list) continue;
-    const size = step.list.open.length + (step.list.pieces.length > rendered ? step.list.pieces.at(-1).length : 0);
-    if (rendered > 0) most = Math.max(most, size); // the first piece holds the items before the list grew long
-    rendered = step.list.pieces.length;
+test("a long open list's (table's) finished items are rendered once: each update renders its newest and its last", () => {
+  const tight = longList(400, "-", 9).replace(/\n\n +continued[^\n]*\n/g, "\n"); // tight all along
+  for (const text of [tight, longTable(600, 9)]) {
+    let rendered = 0;
+    let most = 0;
+    const stream = new MarkdownStream();
+    for (let cut = 60; cut < text.length + 60; cut += 60) {
+      const step = stream.update(text.slice(0, Math.min(cut, text.length)));
+      if (!step.list) continue;
+      const size = step.list.open.length + (step.list.pieces.length > rendered ? step.list.pieces.at(-1).length : 0);
+      if (rendered > 0) most = Math.max(most, size); // the first piece holds the items before the list grew long
+      rendered = step.list.pieces.length;
+    }
+    assert.ok(text.length > 10 * OPEN_LIST_MIN);
+    assert.ok(rendered > 100, `${rendered} pieces`);
+    assert.ok(most < 2_000, `up to ${most} characters of HTML rendered in one update`);
   }
-  assert.ok(text.length > 10 * OPEN_LIST_MIN);
-  assert.ok(rendered > 100, `${rendered} pieces`);
-  assert.ok(most < 2_000, `up to ${most} characters of HTML rendered in one update`);
 });
 
 test("a list that turns loose, or whose items the next text changes, is drawn as a whole render draws it", () => {
@@ -533,23 +535,6 @@ test("a long open table streamed in random deltas shows the HTML of a whole rend
     }
     assert.ok(shown.steps.some((step) => step.list && step.list.pieces.length > 1), `seed ${seed}: drawn row by row`);
   }
-});
-
-test("a long open table's finished rows are rendered once: each update renders its newest rows and the last one", () => {
-  const text = longTable(600, 9);
-  let rendered = 0;
-  let most = 0;
-  const stream = new MarkdownStream();
-  for (let cut = 60; cut < text.length + 60; cut += 60) {
-    const step = stream.update(text.slice(0, Math.min(cut, text.length)));
-    if (!step.list) continue;
-    const size = step.list.open.length + (step.list.pieces.length > rendered ? step.list.pieces.at(-1).length : 0);
-    if (rendered > 0) most = Math.max(most, size); // the first piece holds the rows before the table grew long
-    rendered = step.list.pieces.length;
-  }
-  assert.ok(text.length > 10 * OPEN_LIST_MIN);
-  assert.ok(rendered > 100, `${rendered} pieces`);
-  assert.ok(most < 2_000, `up to ${most} characters of HTML rendered in one update`);
 });
 
 test("a long table that ends, or whose last row the next text changes, is drawn as a whole render draws it", () => {
