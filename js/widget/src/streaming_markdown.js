@@ -13,12 +13,15 @@
 // whole every frame: it comes as `code` — highlighted pieces of whole lines, each highlighted once when the
 // highlighter ends it outside any string or comment, and the open rest, highlighted again each frame — so a frame
 // costs about CODE_PIECE characters however long the block grows. Once the block is closed (or the message is no
-// longer live) it renders as any block, in one go, so the final HTML still equals one render of the whole text.
+// longer live) it renders as any block, in one go, so the final HTML still equals one render of the whole text (the
+// message list finishes the block it drew in place from that render: open_code_view.js).
 // A long open list or table (the blank line or block that ends it not streamed yet) is not rendered again whole every
 // frame either: it comes as `list` — its items (rows) before the last, each rendered once, and its last one, rendered
 // again each frame. The items drawn are checked against each update's lexing (each item's length, each row's cells;
 // a list's kind, start and looseness, a table's head): a lexing that changed them starts it over, so what is drawn is
-// what one render gives.
+// what one render gives. While it goes on, an update lexes only the text after its finished items (after a table's
+// head: `moreItems`); when it ends, it comes as `closed` — its items not drawn yet and its last one — and is finished
+// where it is drawn.
 // A reply that arrives faster than it can be drawn (`ahead`): finished blocks that at least `ahead` characters of text
 // already follow are not rendered when they finish but returned as `skipped` (source and tokens), so an update that
 // skips costs a lexing and the reader's view, at the end of the reply, is drawn first; the message list renders the
@@ -281,8 +284,8 @@ export class MarkdownStream {
 
   /**
    * The open tail as a long open list drawn item by item, or a long open table row by row, or null when it is neither
-   * (see the top of this file). `continued`: `open` is the head of the table drawn so far followed by the text after
-   * its finished rows (moreRows), and `tokens` its lexing.
+   * (see the top of this file). `continued`: `open` is what goes before its items lexed on their own (a table's head)
+   * followed by the text after its finished items (moreItems), and `tokens` its lexing.
    * @param {string} open @param {import("marked").Token[]} tokens the open tail's top-level tokens
    * @returns {OpenList|null}
    */
@@ -316,18 +319,11 @@ export class MarkdownStream {
         inside: shape.inside(token), pieces: [], open: "", prefix, from: start, source: "",
       };
     }
-    const finished = units.length - 1;
-    const before = continued ? 0 : drawn.keys.length; // the units drawn already
-    if (before < finished) {
-      const items = units.slice(before, finished);
-      drawn.pieces.push(shape.html(token, items));
-      for (const item of items) drawn.keys.push(shape.key(item));
-    }
+    addItems(drawn, shape, token, units, continued ? 0 : drawn.keys.length);
     // the text up to the end of the items drawn (continued: `open` holds the prefix and the items after them)
     const body = open.slice(prefix.length);
-    drawn.source = (continued ? drawn.source : prefix) + body.slice(0, shape.size(units.slice(0, finished), body));
+    drawn.source = (continued ? drawn.source : prefix) + body.slice(0, shape.size(units.slice(0, -1), body));
     drawn.from = start + drawn.source.length;
-    drawn.open = shape.html(token, units.slice(finished));
     return drawn;
   }
 
@@ -344,14 +340,8 @@ export class MarkdownStream {
     if (!drawn || !shape || drawn.start !== this.done.length || shape.kind(token) !== drawn.kind
       || holdsRawHtml(token.raw, [token])) return null;
     const units = shape.units(token);
-    const finished = units.length - 1;
-    if (finished < drawn.keys.length || drawn.keys.some((key, i) => shape.key(units[i]) !== key)) return null;
-    if (drawn.keys.length < finished) {
-      const items = units.slice(drawn.keys.length, finished);
-      drawn.pieces.push(shape.html(token, items));
-      for (const item of items) drawn.keys.push(shape.key(item));
-    }
-    drawn.open = shape.html(token, units.slice(finished));
+    if (units.length <= drawn.keys.length || drawn.keys.some((key, i) => shape.key(units[i]) !== key)) return null;
+    addItems(drawn, shape, token, units, drawn.keys.length);
     return drawn;
   }
 
@@ -406,6 +396,22 @@ export function finishedCount(tokens) {
     if (tokens[before].type === "list") count = before;
   }
   return count;
+}
+
+/**
+ * Draw `units` (the items of `token`, a list or table `drawn` a piece at a time) from `before` on: those before the last
+ * as a new piece, the last as its open item.
+ * @param {NonNullable<MarkdownStream["list"]>} drawn @param {PieceShape<any, any>} shape @param {any} token
+ * @param {unknown[]} units @param {number} before
+ */
+function addItems(drawn, shape, token, units, before) {
+  const finished = units.length - 1;
+  if (before < finished) {
+    const items = units.slice(before, finished);
+    drawn.pieces.push(shape.html(token, items));
+    for (const item of items) drawn.keys.push(shape.key(item));
+  }
+  drawn.open = shape.html(token, units.slice(finished));
 }
 
 /** Where the `count`th line of `text` ends (after its line break). @param {string} text @param {number} count */
