@@ -413,9 +413,13 @@ def settled(page: Page, quiet: float = 1.5, timeout: float = 120.0) -> dict[str,
 
 
 def element_text(page: Page, cell: int, selector: str, prop: str = "textContent") -> str:
+    """The latest match's text or HTML; its HTML as one render gives it (the pieces of a long code block streamed in
+    pieces stay blocks of their own, js/widget/src/open_code_view.js: taken out, their content kept)."""
     text: str = page.evaluate(
         "([cells, cell, sel, prop]) => { const f = document.querySelectorAll(cells)[cell].querySelectorAll(sel);"
-        " return f.length ? f[f.length - 1][prop] : null; }",
+        " if (!f.length) return null; const copy = f[f.length - 1].cloneNode(true);"
+        " for (const piece of copy.querySelectorAll('.nbc-code-piece')) piece.replaceWith(...piece.childNodes);"
+        " return copy[prop]; }",
         [CELLS, cell, selector, prop],
     )
     return text

@@ -20,6 +20,14 @@ from tests.e2e.lab import Lab
 
 TURN_OVER = ("completed", "aborted", "error", "paused", "idle")
 
+# A message's drawn HTML as one render of its text gives it: a long code block streamed in pieces keeps them as blocks
+# of their own (js/widget/src/open_code_view.js; the page lays out what a frame adds), which one render has not.
+DRAWN_HTML = """el => {
+  const copy = el.cloneNode(true);
+  for (const piece of copy.querySelectorAll('.nbc-code-piece')) piece.replaceWith(...piece.childNodes);
+  return copy.innerHTML;
+}"""
+
 GATED = '''
 import asyncio
 

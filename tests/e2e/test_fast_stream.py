@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from tests.e2e.chat_page import GATED, ChatPage, open_chat
+from tests.e2e.chat_page import DRAWN_HTML, GATED, ChatPage, open_chat
 from tests.e2e.lab import Lab
 
 pytestmark = pytest.mark.browser
@@ -113,9 +113,9 @@ def test_a_fast_reply_ends_drawn_exactly_as_the_same_reply_drawn_in_one_go(lab: 
     views.locator(".nbc-message[data-role=assistant][data-drawn=true]").last.wait_for(timeout=30_000)
     streamed = chat.messages("assistant").last.locator(".nbc-content")
     drawn_whole = views.locator(".nbc-message[data-role=assistant]").last.locator(".nbc-content")
-    html = streamed.evaluate("el => el.innerHTML")
+    html = streamed.evaluate(DRAWN_HTML)
     assert "<!---->" not in html  # no run of skipped blocks is left
-    assert html == drawn_whole.evaluate("el => el.innerHTML")
+    assert html == drawn_whole.evaluate(DRAWN_HTML)
     assert streamed.locator("h2").count() == SECTIONS
     assert streamed.locator("math").count() == SECTIONS
     assert streamed.locator(".nbc-code .hljs-keyword").count() >= SECTIONS

@@ -1,7 +1,8 @@
 """A long code block streams in pieces (js/widget/src/streaming_markdown.js, open_code_view.js): while its fence is
 open, the lines that arrived are highlighted once and only the open rest is drawn again each frame; when it closes
 (or the reply ends inside it), the block drawn is finished in place — the same element, highlighted whole as one render
-of it, its Copy giving the whole code — in a real JupyterLab."""
+of it, its Copy giving the whole code — in a real JupyterLab. Its pieces stay blocks of their own (each frame's lines
+laid out alone), which show, select and copy as one render's run of text."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_a_long_code_block_is_highlighted_in_pieces_while_it_streams_and_drawn_w
     chat.send("Write the pipeline")
     lab.page.wait_for_function(OPEN_BLOCK, arg=chat.root.element_handle(), timeout=60_000)
     drawn = chat.messages("assistant").last.locator(".nbc-code code.hljs")
-    partial = drawn.inner_text()
+    partial = drawn.text_content() or ""
     assert partial
     assert CODE.startswith(partial.rstrip("\n")[:-1])  # the code so far (its last line may be partial)
     assert drawn.locator(".hljs-keyword").count() > 0
@@ -53,6 +54,20 @@ def test_a_long_code_block_is_highlighted_in_pieces_while_it_streams_and_drawn_w
 
 
 SECOND_VIEW = "chat"
+SELECTED_TEXT = """code => {
+  const range = document.createRange();
+  range.selectNodeContents(code);
+  getSelection().removeAllRanges();
+  getSelection().addRange(range);
+  return getSelection().toString();
+}"""
+LAID_OUT = """code => {
+  const pre = code.parentElement.getBoundingClientRect();
+  const last = [...code.querySelectorAll('.hljs-title')].slice(-3);
+  return [pre.height, ...last.map((title) => title.getBoundingClientRect().top - pre.top)];
+}"""
+PIECES_ARE_BLOCKS = """block => [...block.querySelectorAll('code > .nbc-code-piece')]
+  .map((piece) => getComputedStyle(piece).display)"""
 MARK_OPEN_BLOCK = """el => {
   const block = [...el.querySelectorAll('.nbc-message[data-role=assistant]')].pop().querySelector('.nbc-code');
   block.dataset.seen = 'while-open';
@@ -70,14 +85,23 @@ def test_a_long_code_block_drawn_in_pieces_is_finished_in_place_as_the_reply_dra
     chat.send("Write the pipeline")
     lab.page.wait_for_function(OPEN_BLOCK, arg=chat.root.element_handle(), timeout=60_000)
     chat.root.evaluate(MARK_OPEN_BLOCK)
-    streamed(chat)
     block = chat.messages("assistant").last.locator(".nbc-code")
+    assert set(block.evaluate(PIECES_ARE_BLOCKS)) == {"block"}  # each frame's new lines laid out on their own
+    streamed(chat)
     expect(block).to_have_count(1)
     assert block.get_attribute("data-seen") == "while-open"  # the element drawn while the block was open
     block.evaluate("el => el.removeAttribute('data-seen')")
     assert block.locator(".nbc-code-open").count() == 0
     assert block.locator("code").get_attribute("class") == "language-py hljs"  # as marked names it, highlighted
     assert streamed(chat) == drawn_in_one_go(lab)
+    whole = lab.output(1).locator(".nbc-message[data-role=assistant]").last.locator(".nbc-code code")
+    assert block.locator("code").evaluate(SELECTED_TEXT) == whole.evaluate(SELECTED_TEXT) == CODE.rstrip("\n")
+    lab.page.keyboard.press("Control+c")  # the reader's selection copied
+    assert lab.page.evaluate("() => navigator.clipboard.readText()") == CODE.rstrip("\n")
+    whole.evaluate(SELECTED_TEXT)
+    lab.page.keyboard.press("Control+c")
+    assert lab.page.evaluate("() => navigator.clipboard.readText()") == CODE.rstrip("\n")
+    assert block.locator("code").evaluate(LAID_OUT) == whole.evaluate(LAID_OUT)  # as tall, its lines where they are
     block.locator("[data-action=copy-code]").click()
     expect(block.locator("[data-action=copy-code]")).to_have_text("Copied")
     assert lab.page.evaluate("() => navigator.clipboard.readText()") == CODE.rstrip("\n")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.chat_page import ChatPage, open_chat
+from tests.e2e.chat_page import DRAWN_HTML, ChatPage, open_chat
 from tests.e2e.lab import Lab
 
 pytestmark = pytest.mark.browser
@@ -54,14 +54,14 @@ def drawn_in_one_go(lab: Lab, reply_selector: str = ".nbc-message[data-role=assi
     lab.run_cell(1)
     views = lab.output(1).locator(".nbc-root")
     views.locator(f"{reply_selector}[data-drawn=true]").last.wait_for(timeout=30_000)
-    html: str = views.locator(reply_selector).last.locator(".nbc-content").evaluate("el => el.innerHTML")
+    html: str = views.locator(reply_selector).last.locator(".nbc-content").evaluate(DRAWN_HTML)
     return html
 
 
 def streamed(chat: ChatPage) -> str:
     reply = chat.messages("assistant").last
     reply.locator("xpath=self::*[@data-loading='false'][@data-drawn='true']").wait_for(timeout=60_000)
-    html: str = reply.locator(".nbc-content").evaluate("el => el.innerHTML")
+    html: str = reply.locator(".nbc-content").evaluate(DRAWN_HTML)
     return html
 
 
