@@ -501,6 +501,10 @@ class MessageNode {
     if (this.stream) this.stream.live = loading;
     if (wasLoading && !loading && this.openCode) this.markDirty(); // an open code block drawn in pieces: finish it
     this.setContent(message.content ?? "");
+    // the caret at the end of the text goes with the frame that draws its end, not before it (now when it is drawn):
+    // a long last paragraph is laid out again whole for either, once for both
+    if (loading) this.el.dataset.caret = "";
+    else if (this.renderedContent === this.content) delete this.el.dataset.caret;
     if (this.renderedContent === this.content) this.announceIfFinished();
     this.setReasoning(message.reasoning_content ?? "");
     renderChips(this.chips, message.mentions);
@@ -578,6 +582,7 @@ class MessageNode {
    */
   render(now) {
     const live = this.renderedContent === this.content || this.renderLive(now);
+    if (live && this.el.dataset.loading !== "true") delete this.el.dataset.caret;
     if (live && this.catchingUp) return true; // the tasks drawing the skipped blocks add it again when they are done
     if (this.skipped.pending) this.drawSkipped(now, live);
     if (!live || this.skipped.pending) return false;
@@ -754,7 +759,9 @@ class MessageNode {
     const doneBefore = this.stream.done.length;
     const step = this.stream.update(this.content);
     // part of a big delta lexed, nothing finished: the open tail drawn (a long table, say) stays until the next update
-    if (step.pending && !step.reset && !step.closed && !step.skipped && step.finished.length === 0) return true;
+    if (step.pending && !step.reset && !step.closed && !step.skipped && step.finished.length === 0 && !step.list) {
+      return true;
+    }
     const code = step.code;
     this.tailOnly = false;
     if (code && !step.reset && !step.skipped && step.finished.length === 0 && this.openCode?.start === code.start) {
@@ -770,7 +777,7 @@ class MessageNode {
     const list = step.list;
     if (list && this.tailOnly && this.openList?.id === list.id) {
       this.drawListItems(list); // the same open list (table): only its newly finished items and its open last one
-      return false;
+      return step.pending;
     }
     // the open list (table) drawn item by item ended: its last items drawn, it stays where it is, no longer the tail
     const closed = step.closed && !step.reset && this.openList?.id === step.closed.id ? step.closed : null;
@@ -802,7 +809,7 @@ class MessageNode {
       const nodes = this.startList(list);
       this.tailNodes = [...nodes.childNodes];
       this.body.append(nodes);
-      return false;
+      return step.pending;
     }
     if (step.tail) {
       const tail = this.enhanced(step.tail);

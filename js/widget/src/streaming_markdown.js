@@ -15,13 +15,13 @@
 // costs about CODE_PIECE characters however long the block grows. Once the block is closed (or the message is no
 // longer live) it renders as any block, in one go, so the final HTML still equals one render of the whole text (the
 // message list finishes the block it drew in place from that render: open_code_view.js).
-// A long open list or table (the blank line or block that ends it not streamed yet) is not rendered again whole every
-// frame either: it comes as `list` — its items (rows) before the last, each rendered once, and its last one, rendered
-// again each frame. The items drawn are checked against each update's lexing (each item's length, each row's cells;
-// a list's kind, start and looseness, a table's head): a lexing that changed them starts it over, so what is drawn is
-// what one render gives. While it goes on, an update lexes only the text after its finished items (after a table's
-// head: `moreItems`); when it ends, it comes as `closed` — its items not drawn yet and its last one — and is finished
-// where it is drawn.
+// A long open list, table or paragraph (the blank line or block that ends it not streamed yet) is not rendered again
+// whole every frame either: it comes as `list` — its items (rows; a paragraph's pieces, paragraphPieces) before the
+// last, each rendered once, and its last one, rendered again each frame. The items drawn are checked against each
+// update's lexing (each item's length, each row's cells, each piece's text; a list's kind, start and looseness, a
+// table's head): a lexing that changed them starts it over, so what is drawn is what one render gives. While it goes
+// on, an update lexes only the text after its finished items (after a table's head: `moreItems`), a window at a time;
+// when it ends, it comes as `closed` — its items not drawn yet and its last one — and is finished where it is drawn.
 // A reply that arrives faster than it can be drawn (`ahead`): finished blocks that at least `ahead` characters of text
 // already follow are not rendered when they finish but returned as `skipped` (source and tokens), so an update that
 // skips costs a lexing and the reader's view, at the end of the reply, is drawn first; the message list renders the
@@ -69,9 +69,9 @@ export const CODE_PIECE = 2_000;
 const FENCE = /^(?:(`{3,})([^`\n]*)|(~{3,})([^\n]*))\n/;
 /** An open list longer than this (characters) is drawn item by item. */
 export const OPEN_LIST_MIN = 2_000;
-/** Text after an open list's (table's) finished items lexed on its own (moreItems); a bigger delta takes the budgeted
- * way. */
-const MORE_ITEMS_MAX = 8 * BUDGET;
+/** Text after an open list's (table's, paragraph's) finished items lexed on its own at most (moreItems): a bigger
+ * delta is lexed a window at a time, as if it arrived so (one frame each: the block is laid out again whole in each). */
+const MORE_ITEMS_WINDOW = 8 * BUDGET;
 const LIST_MARKER = /^ {0,3}(?:([*+-])|\d{1,9}([.)]))/;
 let listIds = 0;
 
@@ -125,6 +125,98 @@ const TABLE_SHAPE = {
   prefix: (open) => open.slice(0, open.indexOf("\n", open.indexOf("\n") + 1) + 1),
   size: (rows, body) => lineEnd(body, rows.length),
 };
+
+/** Characters of a long open paragraph's text at least in each of its pieces (the last, open one aside). */
+export const PARAGRAPH_PIECE = 1_000;
+/** In a paragraph's literal text, what text to come may still make part of a construct: a code span, a link, raw
+ * HTML, emphasis or strikethrough opening here (`forever`: the paragraph is not cut after it), inline math (not after
+ * the next line break: math does not span lines). */
+const OPENS_LATER = /(?<forever>`|\[|<(?=[A-Za-z/!?])|\*+(?![\s*])|~+(?![\s~])|(?<![\p{L}\p{N}_])_+(?![\s_]))|\$/gu;
+/** Where a paragraph may be cut: after a space, before a letter (a line's start there could not start a block). */
+const PARAGRAPH_CUT = /(?<= )\p{L}/gu;
+
+/**
+ * A paragraph's inline tokens in pieces of at least PARAGRAPH_PIECE characters, cut only in literal text with nothing
+ * before the cut that text to come could still change (OPENS_LATER), so each piece renders alone as it does in the
+ * paragraph and the text after a cut lexes alone as it does there. Each cut is the first one allowed at least
+ * PARAGRAPH_PIECE characters after the one before: the cuts do not depend on how the text arrived.
+ * @param {import("marked").Tokens.Paragraph} token @returns {import("marked").Token[][]}
+ */
+function paragraphPieces(token) {
+  // its literal text, other tokens blanked (their line breaks kept), at the offsets of its source
+  const literal = token.tokens.map((inline) => (inline.type === "text" ? inline.raw
+    : inline.raw.replace(/[^\n]/g, "\u0000"))).join("");
+  const opens = [...literal.matchAll(OPENS_LATER)];
+  const cuts = [];
+  let last = 0;
+  let open = 0;
+  let blocked = -1; // where the math opened before the cut looked at may close
+  for (const cut of literal.matchAll(PARAGRAPH_CUT)) {
+    for (; open < opens.length && opens[open].index < cut.index; open += 1) {
+      if (opens[open].groups?.forever) return splitTokens(token.tokens, cuts);
+      const lineEnd = literal.indexOf("\n", opens[open].index);
+      blocked = Math.max(blocked, lineEnd < 0 ? literal.length : lineEnd);
+    }
+    if (cut.index - last >= PARAGRAPH_PIECE && cut.index > blocked) cuts.push((last = cut.index));
+  }
+  return splitTokens(token.tokens, cuts);
+}
+
+/**
+ * Inline tokens in pieces, cut at offsets of their source that fall in literal text (a text token cut in two) or
+ * between tokens. @param {import("marked").Token[]} tokens @param {number[]} cuts increasing
+ * @returns {import("marked").Token[][]}
+ */
+function splitTokens(tokens, cuts) {
+  const pieces = [];
+  let piece = [];
+  let at = 0;
+  let next = 0;
+  for (const inline of tokens) {
+    let from = 0;
+    for (; next < cuts.length && cuts[next] < at + inline.raw.length; next += 1) {
+      const inside = cuts[next] - at;
+      if (inside > from) {
+        const text = inline.raw.slice(from, inside);
+        piece.push({ ...inline, raw: text, text });
+      }
+      pieces.push(piece);
+      [piece, from] = [[], inside];
+    }
+    if (from === 0) piece.push(inline);
+    else if (from < inline.raw.length) {
+      const text = inline.raw.slice(from);
+      piece.push({ ...inline, raw: text, text });
+    }
+    at += inline.raw.length;
+  }
+  pieces.push(piece);
+  return pieces;
+}
+
+/** @type {PieceShape<import("marked").Tokens.Paragraph, import("marked").Token[]>} */
+const PARAGRAPH_SHAPE = {
+  units: paragraphPieces,
+  key: (piece) => piece.map((inline) => inline.raw).join(""),
+  kind: () => "paragraph",
+  family: () => "paragraph",
+  shell: (token) => markdownHtml("", [{ ...token, tokens: [] }]),
+  inside: () => "p",
+  html: (token, pieces) => {
+    const whole = markdownHtml("", [{ ...token, tokens: pieces.flat() }]);
+    return whole.slice("<p>".length, whole.lastIndexOf("</p>"));
+  },
+  prefix: () => "",
+  size: (pieces) => pieces.reduce((size, piece) => size + PARAGRAPH_SHAPE.key(piece).length, 0),
+};
+
+/** @param {import("marked").Token | undefined} token @returns {PieceShape<any, any> | null} */
+function pieceShape(token) {
+  if (token?.type === "list") return LIST_SHAPE;
+  if (token?.type === "table") return TABLE_SHAPE;
+  // a paragraph whose inline tokens hold its text from its start (offsets in it are offsets in its source)
+  return token?.type === "paragraph" && token.raw.startsWith(token.text) ? PARAGRAPH_SHAPE : null;
+}
 
 /** @template [R=string] */
 export class MarkdownStream {
@@ -290,12 +382,11 @@ export class MarkdownStream {
    * @returns {OpenList|null}
    */
   openList(open, tokens, continued = false) {
-    // the list or table, then only blank lines (they render as nothing)
-    const token = (tokens[0]?.type === "list" || tokens[0]?.type === "table")
-      && tokens.every((t, i) => i === 0 || t.type === "space")
+    // the list, table or paragraph, then only blank lines (they render as nothing)
+    const shape = pieceShape(tokens[0]);
+    const token = shape && tokens.every((t, i) => i === 0 || t.type === "space")
       && (continued || open.length >= OPEN_LIST_MIN) && !holdsRawHtml(open, tokens) // sanitized apart (markdown.js)
-      ? /** @type {import("marked").Tokens.List | import("marked").Tokens.Table} */ (tokens[0]) : null;
-    const shape = token ? (token.type === "list" ? LIST_SHAPE : TABLE_SHAPE) : null;
+      ? tokens[0] : null;
     const units = token && shape ? shape.units(token) : [];
     if (!token || !shape || units.length < (continued ? 1 : 2)) {
       // an ordered list's next number before its "." is a paragraph after the list for now: drawn whole this once
@@ -336,7 +427,7 @@ export class MarkdownStream {
   closeList(token) {
     const drawn = this.list;
     this.list = null;
-    const shape = token.type === "list" ? LIST_SHAPE : token.type === "table" ? TABLE_SHAPE : null;
+    const shape = pieceShape(token);
     if (!drawn || !shape || drawn.start !== this.done.length || shape.kind(token) !== drawn.kind
       || holdsRawHtml(token.raw, [token])) return null;
     const units = shape.units(token);
@@ -354,17 +445,19 @@ export class MarkdownStream {
    */
   moreItems(text) {
     const list = this.list;
-    if (!list || list.start !== this.done.length || text.length - list.from > MORE_ITEMS_MAX
-      || !text.startsWith(list.source, list.start)) return null;
+    if (!list || list.start !== this.done.length || !text.startsWith(list.source, list.start)) return null;
     const started = performance.now();
-    const tail = list.prefix + text.slice(list.from);
+    const from = list.from;
+    const end = Math.min(text.length, from + MORE_ITEMS_WINDOW);
+    const tail = list.prefix + text.slice(from, end);
     const tokens = this.tokens.lex(tail);
     if (finishedCount(tokens) > 0 || !this.incremental(tokens, tail)) return null;
     const drawn = this.openList(tail, tokens, true);
-    if (!drawn) return null;
-    this.openSize = text.length - this.done.length; // should the list end, the next lexing takes it whole
+    // a window in which no item finished (one longer than it) takes the whole lexing
+    if (!drawn || (end < text.length && drawn.from === from)) return null;
+    this.openSize = end - this.done.length; // should the list end, the next lexing takes it whole
     this.tailCost = performance.now() - started;
-    return { skipped: null, finished: [], tail: null, pending: false, list: drawn };
+    return { skipped: null, finished: [], tail: null, pending: end < text.length, list: drawn };
   }
 
   /** @param {import("marked").Token[]} tokens @param {string} tail */

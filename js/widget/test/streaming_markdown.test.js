@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { highlightPiece, markdownHtml, markdownToHtml, markdownTokens } from "../src/markdown.js";
-import { BUDGET, CODE_PIECE, MarkdownStream, OPEN_CODE_MIN, OPEN_LIST_MIN } from "../src/streaming_markdown.js";
+import { BUDGET, CODE_PIECE, MarkdownStream, OPEN_CODE_MIN, OPEN_LIST_MIN, PARAGRAPH_PIECE } from "../src/streaming_markdown.js";
 import { longReply, TRICKY } from "./markdown_samples.js";
 
 /**
@@ -606,4 +606,94 @@ test("a long open list's update lexes what arrived after its finished items, not
     assert.ok(byItem > 0.9 * steps, `${marker}: ${byItem} of ${steps} updates drew it item by item`);
     assert.ok(most < 1_000, `${marker}: up to ${most} characters lexed in one update`);
   }
+});
+
+/**
+ * A long paragraph of `count` words of every kind of inline content, deterministic: emphasis, code spans, links, math,
+ * strikethrough, escapes, entities, autolinks, line breaks, prices, snake_case, and, one word in `rare`, a delimiter left
+ * open (some closed later, some never). @param {number} count @param {number} seed @param {number} rare
+ */
+function longParagraph(count, seed, rare) {
+  let state = seed;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648);
+  const kinds = ["word", "*em*", "**strong**", "`code`", "[a link](https://example.com/x)", "$x_1$", "~~struck~~",
+    "\\*escaped", "&amp;", "www.example.com", "mail@example.com", "\n", "  \n", "\\\n", "a * b", "snake_case",
+    "![img](a.png)", "2 < 3", "50%", "Ünïcode", "中文", "<https://example.com>", "__under__", "_em_", "***both***",
+    "(parens)", "\"quoted\"", "costs $5\n", "x_1 and y_2", "a ** b", "a ~ b", "end_"];
+  const opening = ["*", "_", "`", "[", "]", "$", "~", "<", "**", "[ref]", "$$", "*a", "_a", "~~a", "<b", "``"];
+  const words = [];
+  for (let n = 0; n < count; n += 1) {
+    const word = next() % rare === 0 ? opening[next() % opening.length] : kinds[next() % kinds.length];
+    words.push(n % 3 ? `w${n}` : word);
+  }
+  return words.join(" ").replace(/ \n /g, "\n");
+}
+
+test("a long open paragraph streamed in random deltas shows the HTML of a whole render after every delta", () => {
+  for (const [seed, rare] of [[1, 300], [2, 300], [3, 100], [4, 30], [5, 8], [6, 300], [7, 60], [8, 300]]) {
+    const text = `Intro.\n\n${longParagraph(1_500, seed, rare)}\n\nAfter the paragraph.\n`;
+    const shown = new Shown();
+    for (const cut of randomCuts(text.length, seed === 8 ? 12 : 250, seed)) {
+      const prefix = text.slice(0, cut);
+      assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `seed ${seed}, ${cut} characters`);
+    }
+    if (rare >= 300) {
+      assert.ok(shown.steps.some((step) => step.list && step.list.pieces.length > 2), `seed ${seed}: drawn in pieces`);
+    }
+  }
+});
+
+test("a paragraph is not cut after a delimiter that text to come may still close: it draws as a whole render", () => {
+  const filler = (/** @type {number} */ n) => Array.from({ length: 260 }, (_, i) => `word${n}x${i}`).join(" ");
+  const pairs = [["`", "`"], ["``a", "b``"], ["[a", "](https://example.com)"], ["*a", "b*"], ["**a", "b**"],
+    ["_a", "b_"], ["~~a", "b~~"], ["~a", "b~"], ["$a", "b$"], ["<span", "title=x>"], ["![a", "](a.png)"],
+    ["***a", "b***"], ["__a", "b__"], ["[a", "] [b]"], ["a*", "*b"]];
+  for (const [opener, closer] of pairs) {
+    const text = `${filler(1)} ${opener} ${filler(2)} ${closer} ${filler(3)}\n\nAfter.\n`;
+    for (const seed of [1, 2]) {
+      const shown = new Shown();
+      for (const cut of randomCuts(text.length, 120, seed)) {
+        const prefix = text.slice(0, cut);
+        assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `${opener} … ${closer}, ${cut} characters`);
+      }
+    }
+  }
+  // a `$` is not math past its line's end: the cuts go on after the line break
+  const text = `${filler(1)} costs $5\n${filler(2)} ${filler(3)}`;
+  const cuts = /** @type {any} */ (new MarkdownStream().update(text).list)?.keys ?? [];
+  assert.ok(cuts.length >= 4 && cuts.slice(0, 3).join("").includes("$5"), "cut after the line with the $");
+});
+
+test("a long paragraph that ends, turns into a heading or a table's head, or is interrupted draws as a whole render", () => {
+  const paragraph = longParagraph(900, 11, 1_000).replace(/\n$/, "");
+  for (const end of ["\n\nAfter.\n", "\n===\n", "\n---\n", "\n| a | b |\n|---|---|\n| c | d |\n", "\n# Heading\n",
+    "\n- item\n", "\n> quote\n", "\n```\ncode\n```\n", "\n    indented\n", "\n***\n", "\n1. one\n", "\n<div>\n",
+    "\nlazy line\n", "  \nhard break\n", "\n$$\nx\n$$\n", "\n[def]: https://example.com\n"]) {
+    const shown = new Shown().update(paragraph);
+    assert.ok(shown.steps[shown.steps.length - 1].list, "drawn in pieces while open");
+    for (const cut of randomCuts(end.length, Math.min(4, end.length), 3)) {
+      const text = paragraph + end.slice(0, cut);
+      assert.equal(shown.update(text).html(), markdownToHtml(text), JSON.stringify(end.slice(0, cut)));
+    }
+  }
+});
+
+test("a long open paragraph's update lexes what arrived after its finished pieces, and renders only its last", () => {
+  const text = `Intro.\n\n${longParagraph(14_000, 17, 100_000)}`;
+  let lexed = 0;
+  const counting = { lex: (/** @type {string} */ source) => ((lexed += source.length), markdownTokens.lex(source)) };
+  const stream = new MarkdownStream(markdownHtml, counting);
+  let most = 0;
+  let rendered = 0;
+  for (let cut = 80; cut < text.length + 80; cut += 80) {
+    lexed = 0;
+    const step = stream.update(text.slice(0, Math.min(cut, text.length)));
+    if (cut < 4 * OPEN_LIST_MIN) continue;
+    assert.ok(step.list, `${cut} characters: drawn in pieces`);
+    const size = step.list.open.length + (step.list.pieces.length > rendered ? step.list.pieces.at(-1).length : 0);
+    most = Math.max(most, lexed, size);
+    rendered = step.list.pieces.length;
+  }
+  assert.ok(text.length > 20 * OPEN_LIST_MIN);
+  assert.ok(most < 5 * PARAGRAPH_PIECE, `up to ${most} characters lexed or rendered in one update`);
 });

@@ -1,0 +1,92 @@
+"""A long paragraph streams piece by piece (js/widget/src/streaming_markdown.js): while it is open, the text that
+nothing to come can change is drawn once into the paragraph and only its open end is drawn again each frame, and it
+ends drawn exactly as the reply drawn in one go; the caret at the end of a streaming reply goes with the frame that
+draws the reply's end — in a real JupyterLab."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.chat_page import ChatPage, open_chat
+from tests.e2e.lab import Lab
+from tests.e2e.test_streamed_list import SECOND_VIEW, SETUP, drawn_in_one_go, streamed
+
+pytestmark = pytest.mark.browser
+
+PARAGRAPH = "".join(
+    f"Sentence {n} scales **column {n}** with `frame.assign(v={n})`, see [the guide](https://example.com/{n}) "
+    f"and $x_{{{n}}}$ in it; the rest of the sentence is plain words about the data.\n"
+    for n in range(1, 161)
+).rstrip("\n")
+REPLY = f"Here is the summary.\n\n{PARAGRAPH}\n\nThat is all."
+
+# Per frame while the reply streams: once its open paragraph is long, whether it is still the same element with the
+# same first node (what arrived was drawn once) or was drawn anew.
+WATCH = """root => {
+  const state = window.__paragraph = { kept: 0, redrawn: 0, done: false };
+  let drawn = null;
+  const tick = () => {
+    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+    if (reply?.dataset.loading === 'false' && state.kept + state.redrawn > 0) { state.done = true; return; }
+    const paragraph = reply?.querySelector('.nbc-content > p:last-child');
+    if (reply?.dataset.loading === 'true' && paragraph && paragraph.textContent.length > 4000) {
+      window.__paragraphDrawn = paragraph;
+      const first = paragraph.firstChild;
+      const length = paragraph.textContent.length;
+      if (drawn && (drawn.paragraph !== paragraph || drawn.first !== first)) state.redrawn += 1;
+      else if (drawn && length > drawn.length) state.kept += 1;
+      drawn = { paragraph, first, length };
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+# At every change of the chat's DOM: whether the latest reply shows its caret (the ▍ after its last block). Notes how
+# much text the reply held when the caret stopped showing.
+WATCH_CARET = """root => {
+  const state = window.__caret = { seen: false, goneAt: null };
+  const look = () => {
+    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+    const content = reply?.querySelector('.nbc-content');
+    if (!content || state.goneAt !== null) return;
+    const end = content.lastElementChild ?? content;
+    const caret = getComputedStyle(end, '::after').content.includes('\u258d');
+    if (caret) state.seen = true;
+    else if (state.seen) state.goneAt = content.textContent.length;
+  };
+  new MutationObserver(look).observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+}"""
+
+
+def start(lab: Lab, name: str) -> ChatPage:
+    return open_chat(lab, name, [SETUP.format(reply=REPLY, chunks=1500, key="summary"), SECOND_VIEW])
+
+
+def test_a_long_paragraph_is_drawn_piece_by_piece_as_it_streams_stays_when_it_ends_and_equals_one_render(
+    lab: Lab,
+) -> None:
+    chat = start(lab, "summary.ipynb")
+    lab.page.evaluate(WATCH, chat.root.element_handle())
+    chat.send("Summarise")
+    lab.page.wait_for_function("() => window.__paragraph.done", timeout=60_000)
+    state = lab.page.evaluate("() => window.__paragraph")
+    assert state["kept"] > 5, state  # frames that added text to the open paragraph
+    assert state["redrawn"] == 0, state  # none drew it anew
+    html = streamed(chat)
+    assert html == drawn_in_one_go(lab)
+    ended = chat.messages("assistant").last.locator(".nbc-content > p").nth(1)
+    assert ended.evaluate("el => el === window.__paragraphDrawn")  # the paragraph drawn while open stayed
+    assert ended.locator("strong").count() == 160
+    assert ended.locator("math").count() == 160
+
+
+def test_the_caret_of_a_streaming_reply_goes_with_the_frame_that_draws_its_end(lab: Lab) -> None:
+    chat = start(lab, "caret.ipynb")
+    lab.page.evaluate(WATCH_CARET, chat.root.element_handle())
+    chat.send("Summarise")
+    streamed(chat)
+    state = lab.page.evaluate("() => window.__caret")
+    assert state["seen"], state  # the caret showed while the reply streamed
+    final = chat.messages("assistant").last.locator(".nbc-content").evaluate("el => el.textContent.length")
+    assert state["goneAt"] == final, state  # it went when the whole reply was drawn, not before
