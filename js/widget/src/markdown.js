@@ -23,7 +23,28 @@ hljs.registerLanguage("sql", sql);
 const ALIASES = { py: "python", js: "javascript", sh: "bash", shell: "bash", console: "bash", zsh: "bash" };
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
-marked.use(markedKatex({ throwOnError: false, output: "mathml" }));
+const katex = markedKatex({ throwOnError: false, output: "mathml" });
+const inlineMath = katex.extensions.find((extension) => extension.name === "inlineKatex");
+if (inlineMath) inlineMath.start = inlineMathStart;
+marked.use(katex);
+
+/** marked-katex-extension's inline rule (standard mode), sticky: tried where `lastIndex` says. */
+const INLINE_MATH = /(\${1,2})(?!\$)((?:\\.|[^\\\n])*?(?:\\.|[^\\\n$]))\1(?=[\s?!.,:？！。，：]|$)/y;
+
+/**
+ * Where the next inline formula starts in `src`, as marked-katex-extension's `start` means it, but as an offset of
+ * `src`: its own (5.1.13) gives it from after the last `$` that opened no formula, so marked ended text there, in the
+ * middle of a word or a link (whether `www.example.com` was a link then depended on a `$` further on).
+ * @param {string} src @returns {number|undefined}
+ */
+function inlineMathStart(src) {
+  for (let from = 0, index = src.indexOf("$"); index !== -1; index = src.indexOf("$", from)) {
+    INLINE_MATH.lastIndex = index;
+    if ((index === 0 || src[index - 1] === " ") && INLINE_MATH.test(src)) return index;
+    for (from = index + 1; src[from] === "$"; from += 1); // the rest of a run of `$` opens nothing either
+  }
+  return undefined;
+}
 
 /** @param {Element} node */
 function linksOpenApart(node) {
