@@ -132,8 +132,10 @@ export const PARAGRAPH_PIECE = 1_000;
  * HTML, emphasis or strikethrough opening here (`forever`: the paragraph is not cut after it), inline math (not after
  * the next line break: math does not span lines). */
 const OPENS_LATER = /(?<forever>`|\[|<(?=[A-Za-z/!?])|\*+(?![\s*])|~+(?![\s~])|(?<![\p{L}\p{N}_])_+(?![\s_]))|\$/gu;
-/** Where a paragraph may be cut: after a space, before a letter (a line's start there could not start a block). */
-const PARAGRAPH_CUT = /(?<= )\p{L}/gu;
+/** Where a paragraph may be cut: after a space before a letter, or after a CJK sentence's punctuation before a CJK
+ * character (Chinese, Japanese and Korean run without spaces); a line starting there could not start a block, nor the
+ * text there an autolink that the text before would have prevented. */
+const PARAGRAPH_CUT = /(?<= )\p{L}|(?<=[。！？，；：、])[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]/gu;
 
 /**
  * A paragraph's inline tokens in pieces of at least PARAGRAPH_PIECE characters, cut only in literal text with nothing

@@ -619,7 +619,8 @@ function longParagraph(count, seed, rare) {
   const kinds = ["word", "*em*", "**strong**", "`code`", "[a link](https://example.com/x)", "$x_1$", "~~struck~~",
     "\\*escaped", "&amp;", "www.example.com", "mail@example.com", "\n", "  \n", "\\\n", "a * b", "snake_case",
     "![img](a.png)", "2 < 3", "50%", "Ünïcode", "中文", "<https://example.com>", "__under__", "_em_", "***both***",
-    "(parens)", "\"quoted\"", "costs $5\n", "x_1 and y_2", "a ** b", "a ~ b", "end_"];
+    "(parens)", "\"quoted\"", "costs $5\n", "x_1 and y_2", "a ** b", "a ~ b", "end_", "数据。分析", "句子，**粗体**。然后",
+    "中文www.example.com", "。`代码`、", "$y$。公式", "日本語です。カタカナ", "한국어。문장"];
   const opening = ["*", "_", "`", "[", "]", "$", "~", "<", "**", "[ref]", "$$", "*a", "_a", "~~a", "<b", "``"];
   const words = [];
   for (let n = 0; n < count; n += 1) {
@@ -696,4 +697,16 @@ test("a long open paragraph's update lexes what arrived after its finished piece
   }
   assert.ok(text.length > 20 * OPEN_LIST_MIN);
   assert.ok(most < 5 * PARAGRAPH_PIECE, `up to ${most} characters lexed or rendered in one update`);
+});
+
+test("a long Chinese paragraph (no spaces) streams in pieces cut after its punctuation and renders as one render", () => {
+  const sentence = (/** @type {number} */ n) => `第${n}句话说明了**数据${n}**的处理方法，并用\`代码${n}\`和[链接](https://example.com/${n})举例。`;
+  const text = `介绍。\n\n${Array.from({ length: 400 }, (_, n) => sentence(n)).join("")}\n\n结束。\n`;
+  const shown = new Shown();
+  for (const cut of randomCuts(text.length, 200, 5)) {
+    const prefix = text.slice(0, cut);
+    assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `${cut} characters`);
+  }
+  const pieces = shown.steps.map((step) => /** @type {any} */ (step.list)?.keys.length ?? 0);
+  assert.ok(Math.max(...pieces) > 10, `${Math.max(...pieces)} pieces`);
 });
