@@ -27,26 +27,38 @@ chat
 """
 SECOND_VIEW = "chat"
 
-# Per frame while the reply streams: once its open list is long, whether it is still the same element with the same
-# first item (what arrived was drawn once) or was drawn anew.
-WATCH = """root => {
-  const state = window.__list = { kept: 0, redrawn: 0, done: false };
+# Per frame while the reply streams: once its open block (`selector` in its content: a list, a table's body, a
+# paragraph) holds more than `size` characters, whether it is still the same element with the same first node (what
+# arrived was drawn once) or was drawn anew. The block drawn while open is window.__blockDrawn.
+WATCH = """([root, selector, size]) => {
+  const state = window.__block = { kept: 0, redrawn: 0, done: false };
   let drawn = null;
   const tick = () => {
     const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
     if (reply?.dataset.loading === 'false' && state.kept + state.redrawn > 0) { state.done = true; return; }
-    const list = reply?.querySelector('.nbc-content > ul:last-child');
-    if (reply?.dataset.loading === 'true' && list && list.children.length > 40) {
-      const first = list.querySelector('li');
-      window.__listDrawn = list;
-      if (drawn && (drawn.list !== list || drawn.first !== first)) state.redrawn += 1;
-      else if (drawn && list.children.length > drawn.items) state.kept += 1;
-      drawn = { list, first, items: list.children.length };
+    const block = reply?.querySelector(`.nbc-content > ${selector}`);
+    if (reply?.dataset.loading === 'true' && block && block.textContent.length > size) {
+      window.__blockDrawn = block;
+      const first = block.firstChild;
+      const length = block.textContent.length;
+      if (drawn && (drawn.block !== block || drawn.first !== first)) state.redrawn += 1;
+      else if (drawn && length > drawn.length) state.kept += 1;
+      drawn = { block, first, length };
     }
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
 }"""
+
+
+def watched_while_open(lab: Lab, chat: ChatPage, selector: str, size: int, prompt: str) -> dict[str, int]:
+    """Send `prompt` and watch the reply's open block per frame until the reply ends (WATCH): frames that added to the
+    block drawn (kept) and frames that drew it anew (redrawn)."""
+    lab.page.evaluate(WATCH, [chat.root.element_handle(), selector, size])
+    chat.send(prompt)
+    lab.page.wait_for_function("() => window.__block.done", timeout=60_000)
+    state: dict[str, int] = lab.page.evaluate("() => window.__block")
+    return state
 
 
 def drawn_in_one_go(lab: Lab, reply_selector: str = ".nbc-message[data-role=assistant]") -> str:
@@ -68,16 +80,13 @@ def streamed(chat: ChatPage) -> str:
 def test_a_long_list_is_drawn_item_by_item_as_it_streams_stays_when_it_ends_and_equals_one_render(lab: Lab) -> None:
     setup = SETUP.format(reply=f"Here are the steps:\n\n{ITEMS}\nThat is all.", chunks=1500, key="steps")
     chat = open_chat(lab, "steps.ipynb", [setup, SECOND_VIEW])
-    lab.page.evaluate(WATCH, chat.root.element_handle())
-    chat.send("List the steps")
-    lab.page.wait_for_function("() => window.__list.done", timeout=60_000)
-    state = lab.page.evaluate("() => window.__list")
+    state = watched_while_open(lab, chat, "ul:last-child", 3_000, "List the steps")
     assert state["kept"] > 10, state  # frames that added items to the open list
     assert state["redrawn"] == 0, state  # none drew it anew
     html = streamed(chat)
     assert html == drawn_in_one_go(lab)
     ended = chat.messages("assistant").last.locator(".nbc-content > ul")
-    assert ended.evaluate("el => el === window.__listDrawn")  # the list drawn while open stayed when it ended
+    assert ended.evaluate("el => el === window.__blockDrawn")  # the list drawn while open stayed when it ended
     items = chat.messages("assistant").last.locator(".nbc-content > ul > li")
     assert items.count() == 120
     assert items.locator(".nbc-code [data-action=copy-code]").count() == 12  # code in items has its toolbar

@@ -9,7 +9,7 @@ import pytest
 
 from tests.e2e.chat_page import ChatPage, open_chat
 from tests.e2e.lab import Lab
-from tests.e2e.test_streamed_list import SECOND_VIEW, SETUP, drawn_in_one_go, streamed
+from tests.e2e.test_streamed_list import SECOND_VIEW, SETUP, drawn_in_one_go, streamed, watched_while_open
 
 pytestmark = pytest.mark.browser
 
@@ -19,28 +19,6 @@ PARAGRAPH = "".join(
     for n in range(1, 161)
 ).rstrip("\n")
 REPLY = f"Here is the summary.\n\n{PARAGRAPH}\n\nThat is all."
-
-# Per frame while the reply streams: once its open paragraph is long, whether it is still the same element with the
-# same first node (what arrived was drawn once) or was drawn anew.
-WATCH = """root => {
-  const state = window.__paragraph = { kept: 0, redrawn: 0, done: false };
-  let drawn = null;
-  const tick = () => {
-    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
-    if (reply?.dataset.loading === 'false' && state.kept + state.redrawn > 0) { state.done = true; return; }
-    const paragraph = reply?.querySelector('.nbc-content > p:last-child');
-    if (reply?.dataset.loading === 'true' && paragraph && paragraph.textContent.length > 4000) {
-      window.__paragraphDrawn = paragraph;
-      const first = paragraph.firstChild;
-      const length = paragraph.textContent.length;
-      if (drawn && (drawn.paragraph !== paragraph || drawn.first !== first)) state.redrawn += 1;
-      else if (drawn && length > drawn.length) state.kept += 1;
-      drawn = { paragraph, first, length };
-    }
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-}"""
 
 # At every change of the chat's DOM: whether the latest reply shows its caret (the ▍ after its last block). Notes how
 # much text the reply held when the caret stopped showing.
@@ -67,16 +45,13 @@ def test_a_long_paragraph_is_drawn_piece_by_piece_as_it_streams_stays_when_it_en
     lab: Lab,
 ) -> None:
     chat = start(lab, "summary.ipynb")
-    lab.page.evaluate(WATCH, chat.root.element_handle())
-    chat.send("Summarise")
-    lab.page.wait_for_function("() => window.__paragraph.done", timeout=60_000)
-    state = lab.page.evaluate("() => window.__paragraph")
+    state = watched_while_open(lab, chat, "p:last-child", 4_000, "Summarise")
     assert state["kept"] > 5, state  # frames that added text to the open paragraph
     assert state["redrawn"] == 0, state  # none drew it anew
     html = streamed(chat)
     assert html == drawn_in_one_go(lab)
     ended = chat.messages("assistant").last.locator(".nbc-content > p").nth(1)
-    assert ended.evaluate("el => el === window.__paragraphDrawn")  # the paragraph drawn while open stayed
+    assert ended.evaluate("el => el === window.__blockDrawn")  # the paragraph drawn while open stayed
     assert ended.locator("strong").count() == 160
     assert ended.locator("math").count() == 160
 

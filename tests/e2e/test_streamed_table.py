@@ -9,7 +9,7 @@ import pytest
 
 from tests.e2e.chat_page import GATED, ChatPage, open_chat
 from tests.e2e.lab import Lab
-from tests.e2e.test_streamed_list import drawn_in_one_go, streamed
+from tests.e2e.test_streamed_list import drawn_in_one_go, streamed, watched_while_open
 
 pytestmark = pytest.mark.browser
 
@@ -45,27 +45,6 @@ NO_IDLE_TIME = """() => {
 }"""
 IDLE_TIME_BACK = "() => window.__idleBack()"
 
-# Per frame while the reply streams: once its open table is long, whether it is still the same element with the same
-# first row (what arrived was drawn once) or was drawn anew.
-WATCH = """root => {
-  const state = window.__table = { kept: 0, redrawn: 0, done: false };
-  let drawn = null;
-  const tick = () => {
-    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
-    if (reply?.dataset.loading === 'false' && state.kept + state.redrawn > 0) { state.done = true; return; }
-    const body = reply?.querySelector('.nbc-content > table:last-child > tbody');
-    if (reply?.dataset.loading === 'true' && body && body.rows.length > 40) {
-      const first = body.rows[0];
-      window.__tableBody = body;
-      if (drawn && (drawn.body !== body || drawn.first !== first)) state.redrawn += 1;
-      else if (drawn && body.rows.length > drawn.rows) state.kept += 1;
-      drawn = { body, first, rows: body.rows.length };
-    }
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-}"""
-
 # The list's distance from its end, the reply's rows put in without their layout and those with no box at all, and
 # whether its last row and the rows just above it are laid out and in the list's box.
 VIEW = """list => {
@@ -84,15 +63,12 @@ VIEW = """list => {
 
 def test_a_long_table_is_drawn_row_by_row_as_it_streams_stays_when_it_ends_and_equals_one_render(lab: Lab) -> None:
     chat = open_chat(lab, "table.ipynb", [SETUP.format(reply=f"Results:\n\n{TABLE}\nThat is all."), SECOND_VIEW])
-    lab.page.evaluate(WATCH, chat.root.element_handle())
-    chat.send("Tabulate the steps")
-    lab.page.wait_for_function("() => window.__table.done", timeout=60_000)
-    state = lab.page.evaluate("() => window.__table")
+    state = watched_while_open(lab, chat, "table:last-child > tbody", 2_000, "Tabulate the steps")
     assert state["kept"] > 10, state  # frames that added rows to the open table
     assert state["redrawn"] == 0, state  # none drew it anew
     html = streamed(chat)
     body = chat.messages("assistant").last.locator(".nbc-content > table > tbody")
-    assert body.evaluate("el => el === window.__tableBody")  # the table drawn while open stayed when it ended
+    assert body.evaluate("el => el === window.__blockDrawn")  # the table drawn while open stayed when it ended
     assert html == drawn_in_one_go(lab)
     assert body.locator("> tr").count() == ROWS - 1
 
