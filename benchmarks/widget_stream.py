@@ -49,6 +49,7 @@ if __name__ == "__main__":
 
 from playwright.sync_api import Page, sync_playwright
 
+from tests.e2e.chat_page import DRAWN_HTML
 from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
 
 SHAPES = ("mix", "code", "paragraph", "list", "table", "math")
@@ -412,16 +413,13 @@ def settled(page: Page, quiet: float = 1.5, timeout: float = 120.0) -> dict[str,
     raise AssertionError("the DOM did not settle")
 
 
-def element_text(page: Page, cell: int, selector: str, prop: str = "textContent") -> str:
-    """The latest match's text or HTML; its HTML as one render gives it (the pieces of a long code block streamed in
-    pieces stay blocks of their own, js/widget/src/open_code_view.js: taken out, their content kept)."""
-    text: str = page.evaluate(
-        "([cells, cell, sel, prop]) => { const f = document.querySelectorAll(cells)[cell].querySelectorAll(sel);"
-        " if (!f.length) return null; const copy = f[f.length - 1].cloneNode(true);"
-        " for (const piece of copy.querySelectorAll('.nbc-code-piece')) piece.replaceWith(...piece.childNodes);"
-        " return copy[prop]; }",
-        [CELLS, cell, selector, prop],
-    )
+def element_text(page: Page, cell: int, selector: str, prop: str = "textContent") -> str | None:
+    """The latest match's text, or its HTML as one render gives it (DRAWN_HTML: the pieces a long code block streamed
+    in stay blocks of their own)."""
+    found = page.locator(CELLS).nth(cell).locator(selector)
+    if found.count() == 0:
+        return None
+    text: str = found.last.evaluate(DRAWN_HTML if prop == "innerHTML" else f"el => el.{prop}")
     return text
 
 
