@@ -217,8 +217,9 @@ class ViewStream:
     def _window_of(self, view: dict[str, Any], *, whole: bool) -> dict[str, Any]:
         """The browsers' window of ``view``: its messages from the window's first on, and ``older``: how many come
         before them (left out when none). The window keeps its first message while the conversation does (new
-        messages join it at the end); it starts at ``window_start`` for a conversation the browsers have not seen,
-        and for a whole view when the window held no message."""
+        messages join it at the end; a window from the conversation's first message keeps starting there, so a hidden
+        message shown again before the window's first is in it, not before it); it starts at ``window_start`` for a
+        conversation the browsers have not seen, and for a whole view when the window held no message."""
         messages = view.get("messages")
         if not isinstance(messages, list):
             return view
@@ -226,9 +227,12 @@ class ViewStream:
         start: int | None = None
         if window is not None and window[0] == active and not (whole and window[1] is None):
             _, first, index = window
-            start = _index_of(messages, first, index) if first is not None else None
-            if start is None:
-                start = min(index, len(messages))  # its first message went (removed): the next one starts it
+            if index == 0:
+                start = 0  # it holds the conversation from its start: a message shown again before its first joins it
+            else:
+                start = _index_of(messages, first, index) if first is not None else None
+                if start is None:
+                    start = min(index, len(messages))  # its first message went (removed): the next one starts it
         if start is None:
             start = window_start(messages, self._first_window)
         if self._grow is not None and start < len(messages) and messages[start].get("id") == self._grow:

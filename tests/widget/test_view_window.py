@@ -119,3 +119,43 @@ def test_removing_the_windows_first_message_starts_the_window_at_the_next_one() 
     assert isinstance(drawn, dict)
     assert ids(drawn) == [f"m{i}" for i in range(1000 - FIRST_WINDOW + 1, 1000)]
     assert drawn["older"] == 1000 - FIRST_WINDOW
+
+
+def test_a_message_shown_again_before_the_first_of_a_whole_conversations_window_joins_the_window() -> None:
+    controller = InMemoryController(conversation(3))
+    stream, sent = shown(controller)
+    copy = BrowserViewCopy()
+    copy.take(sent[0])
+    first = controller.messages.pop(0)  # hidden: no longer in the view
+    controller.emit("state")
+    stream.flush()
+    copy.take(sent[-1])
+
+    controller.messages.insert(0, first)  # shown again
+    controller.emit("state")
+    stream.flush()
+    drawn = copy.take(sent[-1])
+
+    assert isinstance(drawn, dict)
+    assert ids(drawn) == ["m0", "m1", "m2"]
+    assert "older" not in drawn
+
+
+def test_a_message_shown_again_before_the_window_of_a_long_conversation_counts_as_older() -> None:
+    controller = InMemoryController(conversation(100))
+    stream, sent = shown(controller)
+    start = 100 - FIRST_WINDOW
+    before = controller.messages.pop(start - 1)
+    controller.emit("state")
+    stream.flush()
+
+    controller.messages.insert(start - 1, before)
+    controller.emit("state")
+    stream.flush()
+
+    copy = BrowserViewCopy()
+    for message in sent:
+        copy.take(message)
+    assert copy.view is not None
+    assert ids(copy.view)[0] == f"m{start}"
+    assert copy.view["older"] == start
