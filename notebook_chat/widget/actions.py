@@ -123,7 +123,7 @@ ACTIONS: dict[str, ActionKind] = {
         # own the chat): the kernel sends it the view and changes nothing else
         "writer": Field((bool,), required=False, nullable=True),
         # true: `record` is null and the record is the message's first binary buffer, gzip-compressed UTF-8 JSON
-        # (a long record; the widget unpacks it before the handler runs: chat_widget.unpacked_record)
+        # (a long record; the handler unpacks it: chat_widget.PackedRecord)
         "record_gzip": Field((bool,), required=False, nullable=True),
     }, lambda target, p: target.on_ready(p)),
     "send": ActionKind({"text": Field((str,), max_len=MAX_TEXT, non_empty=True),

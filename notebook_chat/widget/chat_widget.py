@@ -24,6 +24,7 @@ import traitlets
 
 from ..engine.notices import Notice, say_error
 from .actions import ACTIONS, Action, ActionError, parse_action
+from .collection_pause import collection_paused
 from .controller import ChatController, MentionAware, conversation_controls
 from .loops import current_loop, running_loop
 from .persist_text import MIN_VIEW_TEXT, TEXT_FIELDS, refer_to_view
@@ -176,7 +177,7 @@ class ChatWidget(anywidget.AnyWidget):
             self._answer(exc.request_id, self._say(exc))
             return
         if action.kind == "ready" and action.payload.get("record_gzip") is True:
-            action.payload["record"] = unpacked_record(buffers)
+            action.payload["record"] = PackedRecord(buffers)  # unpacked by on_ready
         task = self._loop.create_task(self._run(action))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -198,6 +199,10 @@ class ChatWidget(anywidget.AnyWidget):
     async def on_ready(self, payload: dict[str, Any]) -> None:
         """The browser rendered the view: hand the stored record to the controller, then send the whole view. A view
         that only renders (``writer`` false: another view of the chat writes) just gets the view."""
+        with collection_paused():
+            await self._take_ready(payload)
+
+    async def _take_ready(self, payload: dict[str, Any]) -> None:
         if payload.get("writer") is False:
             if payload["locale"]:
                 self.page_locale = payload["locale"]
@@ -209,6 +214,8 @@ class ChatWidget(anywidget.AnyWidget):
         if payload["locale"]:
             self.page_locale = info["locale"] = payload["locale"]
         record = payload["record"]
+        if isinstance(record, PackedRecord):
+            record = record.unpacked()
         if isinstance(record, UnreadablePacked):
             info["record_error"] = Notice("notice.packed_unreadable", error=record.error)
             record = None
@@ -262,14 +269,20 @@ class UnreadablePacked:
         self.error = error
 
 
-def unpacked_record(buffers: Any) -> Any:
+class PackedRecord:
     """The record a ``ready`` sent gzip-compressed in its first binary buffer (``record_gzip``; a long record, see
-    ``js/widget/src/record_pack.js``), or `UnreadablePacked`."""
-    try:
-        return json.loads(zlib.decompress(bytes(buffers[0]), wbits=31))
-    except Exception as exc:  # no buffer, not gzip, not JSON: all the same to the reader
-        log.debug("notebook_chat: the packed record could not be read", exc_info=True)
-        return UnreadablePacked(type(exc).__name__)
+    ``js/widget/src/record_pack.js``), unpacked where the handler takes it in (with the collector paused)."""
+
+    def __init__(self, buffers: Any) -> None:
+        self.buffers = buffers
+
+    def unpacked(self) -> Any:
+        """The record, or `UnreadablePacked`."""
+        try:
+            return json.loads(zlib.decompress(bytes(self.buffers[0]), wbits=31))
+        except Exception as exc:  # no buffer, not gzip, not JSON: all the same to the reader
+            log.debug("notebook_chat: the packed record could not be read", exc_info=True)
+            return UnreadablePacked(type(exc).__name__)
 
 
 def _carries_long_text(ops: list[Any]) -> bool:
