@@ -149,10 +149,16 @@ def test_the_blocks_a_fast_reply_skipped_are_drawn_while_it_still_streams(lab: L
 
 # Animation frames four times a second (a page whose frames come late: a busy machine, a slow compositor), counting the
 # frames that begin while a run of the reply's skipped blocks still waits to be drawn (its marker, an empty comment, in
-# the reply's body) after a frame that began with the reply ended (that frame draws its end).
-SLOW_FRAMES = """root => {
+# the reply's body) after a frame that began with the reply ended (that frame draws its end), and noting at each frame
+# whether the reply holds (its last line shown, still streaming) and blocks wait. `busy`: the page has no idle time
+# either (an idle callback runs only at its timeout, if it has one).
+SLOW_FRAMES = """([root, busy]) => {
   const raf = window.requestAnimationFrame.bind(window);
-  const state = window.__slowFrames = { frames: 0, ended: 0, waiting: 0 };
+  const state = window.__slowFrames = { frames: 0, ended: 0, waiting: 0, holding: [] };
+  if (busy) {
+    window.requestIdleCallback = (callback, options) =>
+      options?.timeout ? setTimeout(() => callback({ didTimeout: true, timeRemaining: () => 0 }), options.timeout) : 0;
+  }
   const queue = new Map();
   let ids = 1e6;
   window.requestAnimationFrame = (callback) => {
@@ -165,6 +171,9 @@ SLOW_FRAMES = """root => {
       const content = reply?.querySelector('.nbc-content');
       const waiting = content && [...content.childNodes].some((node) => node.nodeType === Node.COMMENT_NODE);
       if (waiting && state.ended) state.waiting += 1;
+      if (reply?.dataset.loading === 'true' && content?.textContent.includes('the reply holds here')) {
+        state.holding.push(Boolean(waiting));
+      }
       if (reply?.dataset.loading === 'false') state.ended += 1;
       for (const callback of run) callback(time);
     }), 250);
@@ -176,7 +185,7 @@ SLOW_FRAMES = """root => {
 
 def test_the_blocks_skipped_above_a_reader_following_a_reply_do_not_wait_for_frames_after_its_end(lab: Lab) -> None:
     chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
-    lab.page.evaluate(SLOW_FRAMES, chat.root.element_handle())
+    lab.page.evaluate(SLOW_FRAMES, [chat.root.element_handle(), True])  # no idle time: blocks wait for the end
     chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
     reply = chat.messages("assistant").last
     reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
@@ -190,6 +199,26 @@ def test_the_blocks_skipped_above_a_reader_following_a_reply_do_not_wait_for_fra
     assert state["waiting"] == 0, state
     assert reply.locator(".nbc-content > h2").count() == SECTIONS
     assert chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight") <= 24
+
+
+def test_the_blocks_skipped_above_a_reader_following_a_streaming_reply_are_drawn_in_the_pages_idle_time(
+        lab: Lab) -> None:
+    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
+    lab.page.evaluate(SLOW_FRAMES, [chat.root.element_handle(), False])  # frames 4 times a second, idle between
+    chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
+    reply = chat.messages("assistant").last
+    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
+    lab.page.wait_for_function("() => window.__slowFrames.holding.length >= 3", timeout=30_000)
+
+    state = lab.page.evaluate("() => window.__slowFrames")
+    # a frame draws the skipped blocks for at most SKIPPED_BUDGET_MS (several frames for this reply's); between the
+    # frames, the idle time draws the rest: from the second frame on with the reply holding, none waits
+    assert not any(state["holding"][1:]), state["holding"]
+    assert reply.get_attribute("data-loading") == "true"  # drawn while it still streams
+    assert reply.locator(".nbc-content > h2").count() == SECTIONS
+    assert chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight") <= 24
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
 
 
 RESTORED_KEY = "restored"
