@@ -4,7 +4,6 @@ trigger some, now and then a full one that costs the whole heap), and leaves the
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,18 +18,6 @@ def long_record(count: int) -> dict[str, Any]:
     return {"version": 1, "messages": messages, "turns": [], "paused_turn": None,
             "updated_at": "2026-01-01T00:00:00Z"}
 
-
-@pytest.fixture
-def collections() -> Iterator[list[int]]:
-    seen: list[int] = []
-
-    def count(phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            seen.append(info["generation"])
-
-    gc.callbacks.append(count)
-    yield seen
-    gc.callbacks.remove(count)
 
 
 def test_reading_a_long_record_runs_no_garbage_collection(collections: list[int]) -> None:

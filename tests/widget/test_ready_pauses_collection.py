@@ -8,7 +8,6 @@ import asyncio
 import gc
 import gzip
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,20 +17,6 @@ from notebook_chat.testing import ScriptedProvider
 
 from .test_view_patches_in_a_chat import record
 from .widget_doubles import RecordingComm
-
-
-@pytest.fixture
-def collections() -> Iterator[list[int]]:
-    """The generation of every automatic collection from now on."""
-    seen: list[int] = []
-
-    def count(phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            seen.append(info["generation"])
-
-    gc.callbacks.append(count)
-    yield seen
-    gc.callbacks.remove(count)
 
 
 def packed(count: int) -> bytes:
