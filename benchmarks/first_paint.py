@@ -86,7 +86,6 @@ RECORDER = """([cells, latest, total]) => {
   const keyed = (event) => {
     if (event.key !== 'Enter' || !event.ctrlKey) return;
     window.removeEventListener('keydown', keyed, true);
-    state.installed = state.start;
     state.start = event.timeStamp;
   };
   window.addEventListener('keydown', keyed, true);
