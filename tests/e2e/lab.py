@@ -296,9 +296,17 @@ class Lab:
 
     def save(self, timeout: float = 15.0) -> None:
         """Ctrl+S, then wait until the file on disk changed and the tab is no longer dirty."""
-        file = self._file()
-        before = file.stat().st_mtime_ns
+        before = self.file_mtime()
         self.page.keyboard.press("Control+s")
+        self.wait_saved(before, timeout)
+
+    def file_mtime(self) -> int:
+        """The open notebook's file's modification time on disk, in nanoseconds."""
+        return self._file().stat().st_mtime_ns
+
+    def wait_saved(self, before: int, timeout: float = 15.0) -> None:
+        """Wait until the file on disk changed since its mtime `before` (ns) and the tab is no longer dirty."""
+        file = self._file()
         deadline = time.monotonic() + timeout
         while file.stat().st_mtime_ns == before:
             if time.monotonic() > deadline:

@@ -292,3 +292,36 @@ def test_ctrl_s_typed_in_the_chat_still_saves_the_notebook(lab: Lab) -> None:
 
     stored = active_record(lab.read_notebook_from_disk()["metadata"]["notebook_chat"], "save")
     assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == ["Keep this"]
+
+
+# A busy page (another notebook drawing, a slow machine): no idle time, an idle callback runs only at its timeout.
+NO_IDLE_TIME = """() => {
+  window.requestIdleCallback = (callback, options) =>
+    setTimeout(() => callback({ didTimeout: true, timeRemaining: () => 0 }), options?.timeout ?? 1000);
+  window.cancelIdleCallback = (id) => clearTimeout(id);
+}"""
+
+# Ctrl+S in the composer in the same task that draws the finished reply `text` (the user's fastest possible press).
+SAVE_THE_MOMENT_IT_IS_DRAWN = """([root, text]) => new MutationObserver((_, observer) => {
+    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant][data-loading=false][data-drawn=true]')]
+        .find((message) => message.textContent.includes(text));
+    if (!reply) return;
+    observer.disconnect();
+    root.querySelector('[data-field=input]').dispatchEvent(
+        new KeyboardEvent('keydown', {key: 's', ctrlKey: true, bubbles: true, cancelable: true}));
+}).observe(root, {subtree: true, childList: true, attributes: true, characterData: true})"""
+
+
+def test_ctrl_s_pressed_the_moment_a_reply_is_drawn_saves_that_reply_and_leaves_the_tab_clean(lab: Lab) -> None:
+    setup = 'provider = ScriptedProvider().text("Saved at once.")\nchat = Chat(provider, key="save-now")\nchat'
+    chat = open_chat(lab, "save_now.ipynb", setup)
+    before = lab.file_mtime()
+    lab.page.evaluate(NO_IDLE_TIME)
+    lab.page.evaluate(SAVE_THE_MOMENT_IT_IS_DRAWN, [chat.root.element_handle(), "Saved at once."])
+    chat.send("Keep this too")
+
+    lab.wait_saved(before)  # and the tab is clean: no write of the turn came after the save
+
+    stored = active_record(lab.read_notebook_from_disk()["metadata"]["notebook_chat"], "save-now")
+    assert [(m["role"], m["content"]) for m in stored["messages"]] == [
+        ("user", "Keep this too"), ("assistant", "Saved at once.")]

@@ -10,15 +10,6 @@ import { resolveViewText } from "./persist_text.js";
 import { packRecord } from "./record_pack.js";
 
 const BRIDGE_TIMEOUT_MS = 5000;
-const IDLE_WAIT_MS = 200;
-
-/** A promise resolved when the page is idle (or after IDLE_WAIT_MS, or at once without requestIdleCallback). */
-function whenIdle() {
-  return new Promise((resolve) => {
-    if (typeof requestIdleCallback === "function") requestIdleCallback(() => resolve(undefined), { timeout: IDLE_WAIT_MS });
-    else setTimeout(resolve, 0);
-  });
-}
 /** A promise resolved in a later task (the page may draw and handle input first). */
 function nextTask() {
   return new Promise((resolve) => setTimeout(resolve, 0));
@@ -33,6 +24,7 @@ const NO_NOTEBOOK = {
   owns: () => false,
   claimWriter: () => ({ writer: () => false, release: () => {} }),
   flush: () => {},
+  whenIdle: (/** @type {() => void} */ task) => task(),
 };
 
 /** @param {any} model @param {HTMLElement} el */
@@ -96,9 +88,9 @@ export default {
       }
       return bridge;
     });
-    /** One `persist` write (a versioned patch), applied to the notebook's metadata and acknowledged. @param {any} msg */
-    const persist = async (msg) => {
-      const bridge = await seatReady;
+    /** One `persist` write (a versioned patch), applied to the notebook's metadata and acknowledged.
+     * @param {any} bridge @param {any} msg */
+    const persist = (bridge, msg) => {
       if (disposed || seat === null || !seat.writer()) return; // the view that writes answers
       const key = msg.key;
       if (msg.fallback !== undefined) {
@@ -112,7 +104,7 @@ export default {
       try {
         if (msg.unresolved) throw msg.unresolved;
         // a streamed write (only text grew) may wait for the next flush; a boundary reaches the notebook model at once
-        const revision = await bridge.apply(key, msg, { coalesce: msg.streaming === true });
+        const revision = bridge.apply(key, msg, { coalesce: msg.streaming === true });
         el.dataset.persisted = String(Number(el.dataset.persisted ?? 0) + 1); // writes handled (tests wait on it)
         post({ kind: "persisted", key, ok: true, error: null, revision, stale: false });
       } catch (err) {
@@ -121,7 +113,6 @@ export default {
         post({ kind: "persisted", key, ok: false, error, revision: null, stale });
       }
     };
-    let persisting = Promise.resolve();
     const onMessage = (/** @type {any} */ msg) => {
       if (msg?.kind === "persist" && typeof msg.key === "string") {
         let write = msg;
@@ -132,8 +123,8 @@ export default {
           write = { ...msg, unresolved: err };
         }
         // in order (each patch builds on the one before), once the page is idle: the frames that draw what came with
-        // the write (a reply's last text) go first; the write waits at most IDLE_WAIT_MS
-        persisting = persisting.then(whenIdle).then(() => persist(write));
+        // the write (a reply's last text) go first; a save of the notebook applies every waiting write before it
+        seatReady.then((bridge) => bridge.whenIdle(() => persist(bridge, write)));
       } else here(() => view.handle(msg));
     };
     model.on("msg:custom", onMessage);

@@ -29,6 +29,8 @@ export const READABLE_VERSIONS = [1, 2];
 const ATTACH_TIMEOUT_MS = 5000;
 /** A streamed write reaches the notebook model at the latest this long after it was applied. */
 export const FLUSH_AFTER_MS = 5000;
+/** A task queued with `whenIdle` runs at the latest this long after it was queued. */
+export const IDLE_WAIT_MS = 200;
 
 /**
  * @typedef {Record<string, unknown>} JsonObject
@@ -40,7 +42,8 @@ export const FLUSH_AFTER_MS = 5000;
  *   read: (key: string, options?: {copy?: boolean}) => JsonObject | null,
  *   write: (key: string, record: JsonObject | null) => Promise<void>,
  *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}, options?: {coalesce?: boolean})
- *     => Promise<string | null>,
+ *     => string | null,
+ *   whenIdle: (task: () => void) => void,
  *   owns: (key: string, home: string) => boolean,
  *   claimWriter: (instance: string, onPromoted: () => void) => WriterSeat,
  *   flush: () => void,
@@ -83,9 +86,10 @@ export function unavailable() {
     write: async () => {
       throw new Error('no notebook document is reachable from this front end');
     },
-    apply: async () => {
+    apply: () => {
       throw new Error('no notebook document is reachable from this front end');
     },
+    whenIdle: (task) => task(),
     owns: () => false,
     claimWriter: () => ({ writer: () => false, release: () => {} }),
     flush: () => {},
@@ -129,11 +133,16 @@ function makeHandle(via, context, listCells, el) {
      * Throws StaleCopy / PatchMismatch (patches.js) or a shape error, writing nothing. `coalesce`: a streamed write
      * (only text grew) that may wait for the next flush; any other write reaches the notebook model at once.
      */
-    async apply(key, write, options = {}) {
+    apply(key, write, options = {}) {
       if (typeof key !== 'string' || key === '') {
         throw new Error('apply(key, write) needs a non-empty key');
       }
       return section.apply(key, write, options.coalesce === true);
+    },
+    /** Run `task` once the page is idle, after the tasks queued before it (by any view of this notebook); a save
+     * of the notebook runs every waiting task first, so it holds every write that reached the page. */
+    whenIdle(task) {
+      section.whenIdle(task);
     },
     /** This notebook owns the chat: it holds the cell that created it (`home`); a chat made outside any cell
      * (`home` "") belongs to any notebook that shows it. What a notebook stores does not count: another notebook may
@@ -247,11 +256,19 @@ class NotebookSection {
     this.changedWhileSaving = false;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this.timer = null;
+    /** @type {(() => void)[]} tasks waiting for the page to be idle (`whenIdle`), in order */
+    this.waiting = [];
+    /** @type {(() => void) | null} cancels the idle callback that runs them */
+    this.cancelIdle = null;
     /** @type {Map<string, {writer: object | null, waiting: object[]}>} */
     this.seats = new Map();
     this.notebook.metadataChanged?.connect?.(this.onMetadataChanged, this);
     context.saveState?.connect?.(this.onSaveState, this);
-    context.disposed?.connect?.(() => this.cancelTimer());
+    context.disposed?.connect?.(() => {
+      this.cancelTimer();
+      this.cancelIdle?.();
+      this.waiting = [];
+    });
   }
 
   /** The section (the page's copy; read from the model when there is none). Throws when it has the wrong shape. */
@@ -292,6 +309,37 @@ class NotebookSection {
     return entry === null ? null : write.revision;
   }
 
+  /** Run `task` in the page's next idle period (at the latest IDLE_WAIT_MS from now), after the tasks before it: the
+   * frames that draw what came with a write go first. */
+  whenIdle(task) {
+    this.waiting.push(task);
+    if (this.cancelIdle !== null) return;
+    const run = () => {
+      this.cancelIdle = null;
+      this.runWaiting();
+    };
+    if (typeof requestIdleCallback === 'function') {
+      const handle = requestIdleCallback(run, { timeout: IDLE_WAIT_MS });
+      this.cancelIdle = () => cancelIdleCallback(handle);
+    } else {
+      const handle = setTimeout(run, 0);
+      this.cancelIdle = () => clearTimeout(handle);
+    }
+  }
+
+  runWaiting() {
+    this.cancelIdle?.();
+    this.cancelIdle = null;
+    while (this.waiting.length > 0) {
+      const task = /** @type {() => void} */ (this.waiting.shift());
+      try {
+        task();
+      } catch (err) {
+        console.warn('notebook_chat: a queued write failed', err);
+      }
+    }
+  }
+
   changed() {
     this.unflushed = true;
     if (this.saving) this.changedWhileSaving = true;
@@ -327,10 +375,12 @@ class NotebookSection {
     this.unflushed = false;
   }
 
-  /** A save writes what the model holds: flush right before ('started' is emitted before the model is read), and a
-   * write applied while the save ran keeps the notebook dirty (JupyterLab marks it clean when the save ends). */
+  /** A save writes what the model holds: the writes waiting for idle time are applied and the page's copy flushed
+   * right before ('started' is emitted before the model is read), and a write applied while the save ran keeps the
+   * notebook dirty (JupyterLab marks it clean when the save ends). */
   onSaveState(_context, state) {
     if (state === 'started') {
+      this.runWaiting();
       this.flush();
       this.saving = true;
       this.changedWhileSaving = false;

@@ -82,6 +82,41 @@ test("a write applied while a save runs keeps the notebook dirty after the save"
   assert.equal(doc.model.dirty, true);
 });
 
+test("a write waiting for the page's idle time is in a save that starts before it ran, and the notebook is clean", async () => {
+  const { doc, handle } = await chatOf(10);
+  handle.whenIdle(() => handle.apply("k", streamed(1, message(1).content.length, " waited"), { coalesce: false }));
+  const saved = await doc.context.save();
+  assert.equal(saved.conversations.k.items.c1.messages[1].content, message(1).content + " waited");
+  assert.equal(doc.model.dirty, false);
+});
+
+test("tasks queued for idle time run later, once, in the order they were queued, whichever view queued them", async () => {
+  const { handle } = await chatOf(1);
+  const other = await connectNotebook({}, viewElement());
+  const ran = [];
+  handle.whenIdle(() => ran.push(1));
+  other.whenIdle(() => ran.push(2));
+  handle.whenIdle(() => ran.push(3));
+  assert.deepEqual(ran, []);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(ran, [1, 2, 3]);
+});
+
+test("a queued task that throws does not keep the ones after it from running", async () => {
+  const { handle } = await chatOf(1);
+  const ran = [];
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    handle.whenIdle(() => { throw new Error("broken"); });
+    handle.whenIdle(() => ran.push("after"));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(ran, ["after"]);
+});
+
 test("a streamed write reaches the notebook model by itself after FLUSH_AFTER_MS", async (t) => {
   t.mock.timers.enable({ apis: ["setTimeout"] });
   const { doc, handle } = await chatOf(10);
@@ -97,7 +132,7 @@ test("a change of the section from elsewhere drops the page's copy: a patch for 
   const { doc, handle } = await chatOf(10);
   await handle.apply("k", streamed(1, message(1).content.length, "x"), { coalesce: false });
   doc.shared.setMetadata("notebook_chat", { version: 2, conversations: { k: entryOf(3, "elsewhere") } });
-  await assert.rejects(handle.apply("k", streamed(2, message(1).content.length + 1, "y"), { coalesce: true }), StaleCopy);
+  assert.throws(() => handle.apply("k", streamed(2, message(1).content.length + 1, "y"), { coalesce: true }), StaleCopy);
   assert.equal(handle.read("k").revision, "elsewhere");
 });
 
