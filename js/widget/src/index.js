@@ -24,7 +24,7 @@ const NO_NOTEBOOK = {
   owns: () => false,
   claimWriter: () => ({ writer: () => false, release: () => {} }),
   flush: () => {},
-  whenIdle: (/** @type {() => void} */ task) => task(),
+  whenIdle: (/** @type {() => void} */ task, /** @type {any} */ _options) => task(),
 };
 
 /** @param {any} model @param {HTMLElement} el */
@@ -124,7 +124,7 @@ export default {
         }
         // in order (each patch builds on the one before), once the page is idle: the frames that draw what came with
         // the write (a reply's last text) go first; a save of the notebook applies every waiting write before it
-        seatReady.then((bridge) => bridge.whenIdle(() => persist(bridge, write)));
+        seatReady.then((bridge) => bridge.whenIdle(() => persist(bridge, write), { writes: seat?.writer() === true }));
       } else here(() => view.handle(msg));
     };
     model.on("msg:custom", onMessage);

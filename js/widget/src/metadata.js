@@ -43,7 +43,7 @@ export const IDLE_WAIT_MS = 200;
  *   write: (key: string, record: JsonObject | null) => Promise<void>,
  *   apply: (key: string, write: {revision: string, base: string|null, ops: any[]}, options?: {coalesce?: boolean})
  *     => string | null,
- *   whenIdle: (task: () => void) => void,
+ *   whenIdle: (task: () => void, options?: {writes?: boolean}) => void,
  *   owns: (key: string, home: string) => boolean,
  *   claimWriter: (instance: string, onPromoted: () => void) => WriterSeat,
  *   flush: () => void,
@@ -140,8 +140,10 @@ function makeHandle(via, context, listCells, el) {
       return section.apply(key, write, options.coalesce === true);
     },
     /** Run `task` once the page is idle, after the tasks queued before it (by any view of this notebook); a save
-     * of the notebook runs every waiting task first, so it holds every write that reached the page. */
-    whenIdle(task) {
+     * of the notebook runs every waiting task first, so it holds every write that reached the page. `writes`: the
+     * task writes into the notebook, which is dirty from now on (closing it asks to save, even before the write). */
+    whenIdle(task, { writes = false } = {}) {
+      if (writes) section.changing();
       section.whenIdle(task);
     },
     /** This notebook owns the chat: it holds the cell that created it (`home`); a chat made outside any cell
@@ -342,6 +344,11 @@ class NotebookSection {
 
   changed() {
     this.unflushed = true;
+    this.changing();
+  }
+
+  /** The notebook changes (or is about to): it is dirty, also after a save that is running now. */
+  changing() {
     if (this.saving) this.changedWhileSaving = true;
     if (!this.notebook.dirty) this.notebook.dirty = true;
   }

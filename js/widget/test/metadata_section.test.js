@@ -90,6 +90,22 @@ test("a write waiting for the page's idle time is in a save that starts before i
   assert.equal(doc.model.dirty, false);
 });
 
+test("a write queued for idle time makes the notebook dirty at once: closing it before the write asks to save", async () => {
+  const { doc, handle } = await chatOf(10);
+  await doc.context.save();
+  assert.equal(doc.model.dirty, false);
+  handle.whenIdle(() => {}, { writes: true });
+  assert.equal(doc.model.dirty, true);
+});
+
+test("a task queued for idle time that does not write leaves the notebook clean", async () => {
+  const { doc, handle } = await chatOf(10);
+  await doc.context.save();
+  handle.whenIdle(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(doc.model.dirty, false);
+});
+
 test("tasks queued for idle time run later, once, in the order they were queued, whichever view queued them", async () => {
   const { handle } = await chatOf(1);
   const other = await connectNotebook({}, viewElement());
