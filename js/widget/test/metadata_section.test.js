@@ -98,6 +98,15 @@ test("a write queued for idle time makes the notebook dirty at once: closing it 
   assert.equal(doc.model.dirty, true);
 });
 
+test("a write that arrives while a save runs keeps the notebook dirty after the save, though it waits for idle time", async () => {
+  const { doc, handle } = await chatOf(10);
+  const saving = doc.context.save();
+  handle.whenIdle(() => handle.apply("k", streamed(1, message(1).content.length, " late"), { coalesce: true }),
+    { writes: true });
+  await saving;
+  assert.equal(doc.model.dirty, true);
+});
+
 test("a task queued for idle time that does not write leaves the notebook clean", async () => {
   const { doc, handle } = await chatOf(10);
   await doc.context.save();
