@@ -28,6 +28,14 @@ DRAWN_HTML = """el => {
   return copy.innerHTML;
 }"""
 
+# A busy page (another notebook drawing, a slow machine): no idle time. An idle callback runs only at its timeout, and
+# never without one.
+IDLE_ONLY_AT_TIMEOUT = """() => {
+  window.requestIdleCallback = (callback, options) => options?.timeout
+    ? setTimeout(() => callback({ didTimeout: true, timeRemaining: () => 0 }), options.timeout) : 0;
+  window.cancelIdleCallback = (id) => clearTimeout(id);
+}"""
+
 GATED = '''
 import asyncio
 

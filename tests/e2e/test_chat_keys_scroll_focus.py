@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.chat_page import GATED, ChatPage
+from tests.e2e.chat_page import GATED, IDLE_ONLY_AT_TIMEOUT, ChatPage
 from tests.e2e.lab import Lab, active_record, documentation_screenshot
 
 pytestmark = pytest.mark.browser
@@ -294,13 +294,6 @@ def test_ctrl_s_typed_in_the_chat_still_saves_the_notebook(lab: Lab) -> None:
     assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == ["Keep this"]
 
 
-# A busy page (another notebook drawing, a slow machine): no idle time, an idle callback runs only at its timeout.
-NO_IDLE_TIME = """() => {
-  window.requestIdleCallback = (callback, options) =>
-    setTimeout(() => callback({ didTimeout: true, timeRemaining: () => 0 }), options?.timeout ?? 1000);
-  window.cancelIdleCallback = (id) => clearTimeout(id);
-}"""
-
 # Ctrl+S in the composer in the same task that draws the finished reply `text` (the user's fastest possible press).
 SAVE_THE_MOMENT_IT_IS_DRAWN = """([root, text]) => new MutationObserver((_, observer) => {
     const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant][data-loading=false][data-drawn=true]')]
@@ -316,7 +309,7 @@ def test_ctrl_s_pressed_the_moment_a_reply_is_drawn_saves_that_reply_and_leaves_
     setup = 'provider = ScriptedProvider().text("Saved at once.")\nchat = Chat(provider, key="save-now")\nchat'
     chat = open_chat(lab, "save_now.ipynb", setup)
     before = lab.file_mtime()
-    lab.page.evaluate(NO_IDLE_TIME)
+    lab.page.evaluate(IDLE_ONLY_AT_TIMEOUT)
     lab.page.evaluate(SAVE_THE_MOMENT_IT_IS_DRAWN, [chat.root.element_handle(), "Saved at once."])
     chat.send("Keep this too")
 

@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from tests.e2e.chat_page import DRAWN_HTML, GATED, ChatPage, open_chat
+from tests.e2e.chat_page import DRAWN_HTML, GATED, IDLE_ONLY_AT_TIMEOUT, ChatPage, open_chat
 from tests.e2e.lab import Lab
 
 pytestmark = pytest.mark.browser
@@ -150,15 +150,10 @@ def test_the_blocks_a_fast_reply_skipped_are_drawn_while_it_still_streams(lab: L
 # Animation frames four times a second (a page whose frames come late: a busy machine, a slow compositor), counting the
 # frames that begin while a run of the reply's skipped blocks still waits to be drawn (its marker, an empty comment, in
 # the reply's body) after a frame that began with the reply ended (that frame draws its end), and noting at each frame
-# whether the reply holds (its last line shown, still streaming) and blocks wait. `busy`: the page has no idle time
-# either (an idle callback runs only at its timeout, if it has one).
-SLOW_FRAMES = """([root, busy]) => {
+# whether the reply holds (its last line shown, still streaming) and blocks wait.
+SLOW_FRAMES = """root => {
   const raf = window.requestAnimationFrame.bind(window);
   const state = window.__slowFrames = { frames: 0, ended: 0, waiting: 0, holding: [] };
-  if (busy) {
-    window.requestIdleCallback = (callback, options) =>
-      options?.timeout ? setTimeout(() => callback({ didTimeout: true, timeRemaining: () => 0 }), options.timeout) : 0;
-  }
   const queue = new Map();
   let ids = 1e6;
   window.requestAnimationFrame = (callback) => {
@@ -185,7 +180,8 @@ SLOW_FRAMES = """([root, busy]) => {
 
 def test_the_blocks_skipped_above_a_reader_following_a_reply_do_not_wait_for_frames_after_its_end(lab: Lab) -> None:
     chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
-    lab.page.evaluate(SLOW_FRAMES, [chat.root.element_handle(), True])  # no idle time: blocks wait for the end
+    lab.page.evaluate(IDLE_ONLY_AT_TIMEOUT)  # blocks wait for the end
+    lab.page.evaluate(SLOW_FRAMES, chat.root.element_handle())
     chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
     reply = chat.messages("assistant").last
     reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
@@ -204,7 +200,7 @@ def test_the_blocks_skipped_above_a_reader_following_a_reply_do_not_wait_for_fra
 def test_the_blocks_skipped_above_a_reader_following_a_streaming_reply_are_drawn_in_the_pages_idle_time(
         lab: Lab) -> None:
     chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
-    lab.page.evaluate(SLOW_FRAMES, [chat.root.element_handle(), False])  # frames 4 times a second, idle between
+    lab.page.evaluate(SLOW_FRAMES, chat.root.element_handle())  # frames 4 times a second, idle between
     chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
     reply = chat.messages("assistant").last
     reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
