@@ -15,7 +15,9 @@ It builds what it needs itself: the reference render needs the widget's esbuild 
 with `npm ci` when missing.
 
 Prints, for each widget: kernel→browser custom messages (and their bytes), time from the cell's start until the
-final text is in the DOM, end-of-stream lag (DOM complete minus the kernel's stream end), whether the final DOM
+final text is in the DOM, end-of-stream lag (DOM complete minus the kernel's stream end; split into "delivery": how
+long the last message that draws took from the kernel's send to the page's websocket, and "drawn after": the page's
+drawing from its arrival until the DOM is complete), whether the final DOM
 text equals the streamed text, and the ratios. For the chat, "the final DOM equals a full render" is checked
 against a reference widget in the same page that renders the final text in one go with js/widget/src/markdown.js
 (renderMarkdown + enhanceCodeBlocks, bundled here with the widget's esbuild); that reference's own time ("one go":
@@ -180,7 +182,8 @@ def counted(widget):
         tally["kinds"][kind] = tally["kinds"].get(kind, 0) + 1
         tally["kind_bytes"][kind] = tally["kind_bytes"].get(kind, 0) + size
         tally["log"].append([round(time.time(), 3), kind, size, described(content)])
-        return send(content, buffers)
+        # when it left the kernel, for the page to tell how long it took to arrive (not counted in the bytes)
+        return send({**content, "sent_at": time.time()}, buffers)
     widget.send = counting
     return tally
 
@@ -384,6 +387,37 @@ RECORDER = """([cells, cell, selector, sample, unlaid]) => {
 }"""
 
 
+# Notes when each kernel→browser custom message the benchmark sent (counted: "sent_at", its kernel time) reached the
+# page: the websocket's message event, before JupyterLab handles it (its kind too: a persist draws nothing).
+ARRIVALS = """(() => {
+  window.__benchArrivals = [];
+  const Native = window.WebSocket;
+  const decoder = new TextDecoder();
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        const at = Date.now();
+        const text = typeof event.data === 'string' ? event.data : decoder.decode(event.data);
+        const sent = /"sent_at": ?([0-9.]+)/.exec(text);
+        if (sent) window.__benchArrivals.push([at, Number(sent[1]), /"kind": ?"(\\w+)"/.exec(text)?.[1] ?? '']);
+      });
+    }
+  };
+})()"""
+
+
+def delivery(page: Page, run: dict[str, Any], done: float) -> dict[str, float]:
+    """The last message that draws something (not a persist) sent before the run's end: how long after the kernel
+    sent it the page had it ("delivery"), and how long the page drew after that until the DOM was complete."""
+    arrivals = [(at / 1000, sent) for at, sent, kind in page.evaluate("window.__benchArrivals.splice(0)")
+                if kind != "persist" and sent <= run["t_end"]]
+    if not arrivals:
+        return {"delivery": float("nan"), "drawn_after": float("nan")}
+    arrived, sent = max(arrivals, key=lambda arrival: arrival[1])
+    return {"delivery": arrived - sent, "drawn_after": done - arrived}
+
+
 def run_output(lab: Lab, cell: int, tag: str, timeout: float = 120_000) -> dict[str, Any]:
     text = lab.wait_for_output(cell, rf"{tag} \{{", timeout=timeout)
     match = re.search(rf"{tag} (\{{.*\}})", text)
@@ -429,6 +463,7 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
         cdp.send("Profiler.enable")
         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
     watch(lab.page, show_cell, selector)
+    lab.page.evaluate("window.__benchArrivals.length = 0")
     cdp.send("Performance.enable")
     before = metrics(cdp)
     if PROFILE_TOP:
@@ -456,7 +491,8 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     view_done = (state["viewChanged"] or state["changed"]) / 1000
     laid_out = max(done, state["laidOut"] / 1000)
     spent = {name: after[name] - before[name] for name in ("ScriptDuration", "LayoutDuration", "RecalcStyleDuration")}
-    return {**run, "dom_done": done, "to_dom": done - run["t0"], "lag": done - run["t_end"],
+    return {**run, **delivery(lab.page, run, done), "dom_done": done, "to_dom": done - run["t0"],
+            "lag": done - run["t_end"],
             "to_view": view_done - run["t0"], "view_lag": view_done - run["t_end"],
             "to_laid_out": laid_out - run["t0"], "laid_out_lag": laid_out - run["t_end"], "frames": state["frames"],
             "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
@@ -534,6 +570,7 @@ def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int |
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.add_init_script(ARRIVALS)
             lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
             try:
                 medians = []
@@ -620,7 +657,8 @@ def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None,
             "to_dom": chat["to_dom"], "bare_to_dom": bare["to_dom"], "bare_lag": bare["lag"],
             "to_view": chat["to_view"], "view_lag": chat["view_lag"], "bare_to_view": bare["to_view"],
             "laid_out_lag": chat["laid_out_lag"], "dom_ratio": chat["to_dom"] / max(bare["to_dom"], 0.001),
-            "longest": chat["longest"],
+            "longest": chat["longest"], "delivery": chat["delivery"], "drawn_after": chat["drawn_after"],
+            "bare_delivery": bare["delivery"], "bare_drawn_after": bare["drawn_after"],
             "one_go_cold": one_go["cold"], "one_go_warm": one_go["warm"], "checks_ok": all(checks.values())}
 
 
@@ -635,7 +673,8 @@ def median_run(results: list[dict[str, Any]]) -> dict[str, Any]:
     return {"shape": results[0]["shape"], "history": results[0]["history"], "runs": len(results), **sent,
             **{key: middle(lambda r, key=key: r[key])
                for key in ("lag", "to_dom", "bare_to_dom", "bare_lag", "dom_ratio", "longest", "to_view",
-                           "view_lag", "bare_to_view", "laid_out_lag", "one_go_cold", "one_go_warm")},
+                           "view_lag", "bare_to_view", "laid_out_lag", "one_go_cold", "one_go_warm", "delivery",
+                           "drawn_after", "bare_delivery", "bare_drawn_after")},
             "checks_ok": all(result["checks_ok"] for result in results)}
 
 
@@ -666,6 +705,10 @@ def print_targets(medians: list[dict[str, Any]], chunks: int, pace: float, repea
                ("view <= 2x bare", run["to_view"] <= 2 * run["bare_to_dom"]),
                ("view lag <= 0.1 s", run["view_lag"] <= 0.1)]
         print(f"  {run['shape']}: " + ", ".join(f"{name} {'met' if ok else 'MISSED'}" for name, ok in met))
+        print(f"  {run['shape']}: end lag = the last message that draws reaching the page after the kernel sent it, "
+              "then the page drawing until its DOM is complete: "
+              f"chat {run['delivery']:.3f} + {run['drawn_after']:.3f} s, "
+              f"bare {run['bare_delivery']:.3f} + {run['bare_drawn_after']:.3f} s")
     with_history = [run for run in medians if run["history"] is not None]
     if len(with_history) >= 2:
         small, large = with_history[0], with_history[-1]
@@ -707,11 +750,12 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
            checks: dict[str, bool]) -> None:
     print(f"\n{info['chars']:,} chars in {info['chunks']:,} chunks\n")
     print(f"{'':<24}{'messages':>9}{'KB sent':>9}{'stream s':>9}{'to DOM s':>9}{'lag s':>7}{'view lag s':>11}"
-          f"{'laid out lag s':>15}"
+          f"{'laid out lag s':>15}{'delivery s':>11}{'drawn after s':>14}"
           f"{'frames':>7}{'long tasks s':>13}{'longest s':>10}{'script s':>9}{'layout s':>9}{'widget JS s':>12}")
     for name, row, sent in (("Chat widget", chat, counts["chat"]), ("bare anywidget (16 ms)", bare, counts["bare"])):
         print(f"{name:<24}{sent['messages']:>9}{sent['bytes'] / 1000:>9.1f}{row['t_end'] - row['t0']:>9.2f}"
               f"{row['to_dom']:>9.2f}{row['lag']:>7.2f}{row['view_lag']:>11.2f}{row['laid_out_lag']:>15.2f}"
+              f"{row['delivery']:>11.3f}{row['drawn_after']:>14.3f}"
               f"{row['frames']:>7}{row['busy']:>13.2f}{row['longest']:>10.2f}"
               f"{row['script']:>9.2f}{row['layout']:>9.2f}"
               f"{'-' if row['widget_js'] is None else format(row['widget_js'], '.2f'):>12}")
