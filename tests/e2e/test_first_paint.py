@@ -156,6 +156,55 @@ def test_a_long_stored_conversation_reaches_the_kernel_compressed_and_whole(lab:
     assert max(sent) < stored // 4  # the ready message: the record went packed, not as its JSON
 
 
+def tool_rounds(total: int) -> dict[str, Any]:
+    """Notebook metadata holding `total` messages under KEY in rounds of six: a question, a reply calling three tools,
+    their ~8 KB results and an answer (about 13 MB of JSON for 3,000)."""
+    result = "row,value\n" + "".join(f"{n},{n * 7}\n" for n in range(900))
+    messages: list[dict[str, Any]] = []
+    turns: list[dict[str, Any]] = []
+    for n in range(total // 6):
+        turn, calls = f"turn_{n}", [f"call_{n}_{k}" for k in range(3)]
+        messages += [
+            {"id": f"u{n}", "role": "user", "content": f"question {n}"},
+            {"id": f"c{n}", "role": "assistant", "content": None,
+             "tool_calls": [{"id": call, "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+                            for call in calls],
+             "state": {"turn_id": turn, "tool_calls": {call: {"status": "success"} for call in calls}}},
+            *({"id": f"t_{call}", "role": "tool", "tool_call_id": call, "content": result,
+               "metadata": {"tool_name": "lookup"}} for call in calls),
+            {"id": f"a{n}", "role": "assistant", "content": f"**answer {n}**", "state": {"turn_id": turn}},
+        ]
+        turns.append({"id": turn, "started_at": "2026-01-01T00:00:00.000Z", "ended_at": "2026-01-01T00:00:01.000Z",
+                      "end_reason": "completed", "detail": None})
+    record = {"version": 1, "messages": messages, "turns": turns, "paused_turn": None,
+              "updated_at": "2026-01-01T00:00:02Z"}
+    return {"notebook_chat": {"version": 2, "conversations": {KEY: {"active": "main", "items": {"main": record}}}}}
+
+
+# The longest main-thread task from now on (the longtask observer: tasks over 50 ms).
+LONGEST_TASK = """() => {
+  window.__longest = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.__longest = Math.max(window.__longest, entry.duration);
+  }).observe({ type: 'longtask' });
+}"""
+
+
+def test_megabytes_of_stored_tool_results_reach_the_kernel_whole_without_freezing_the_page(lab: Lab) -> None:
+    metadata = tool_rounds(3000)
+    stored = len(json.dumps(metadata["notebook_chat"]["conversations"][KEY]))
+    lab.open_notebook("tool-rounds.ipynb", [CHAT, "print('KERNEL HOLDS', len(chat.messages))"], metadata=metadata)
+    lab.page.evaluate(LONGEST_TASK)
+    lab.run_cell(0)
+    ChatPage(lab).root.locator('.nbc-message[data-message-id="a499"] .nbc-content strong').wait_for()
+    lab.run_cell(1)
+
+    assert lab.wait_for_output(1, "KERNEL HOLDS").strip() == "KERNEL HOLDS 3000"
+    assert stored > 12_000_000
+    # its JSON is made a slice per task (record_pack.js): stringified in one go it was a task of 0.11-0.14 s
+    assert lab.page.evaluate("() => window.__longest") < 100
+
+
 def test_the_mouse_wheel_reveals_every_older_message_in_order_not_moving_the_one_under_the_pointer(lab: Lab) -> None:
     open_long_chat(lab)
     box = lab.page.locator(LIST).bounding_box()

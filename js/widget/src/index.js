@@ -136,30 +136,25 @@ export default {
       const key = model.get("key") || bridge.cellId;
       view.setDraftKey(`${bridge.path ?? ""}#${model.get("key") ?? ""}`);
       const writer = seat !== null && seat.writer();
-      /** @type {any} the page's own copy: only read here */
-      let stored = null;
       /** @type {any} the record sent as JSON (a copy), when it is not packed */
       let record = null;
       /** @type {ArrayBuffer|null} */
       let packed = null;
+      /** @type {any} the page's own copy: only read here */
+      let stored = null;
       if (writer) {
-        // a task of its own: the module's evaluation and the view's construction came before, in one task (a long
-        // record takes 20-40 ms to stringify)
+        // tasks of their own: the module's evaluation and the view's construction came before, in one task
         await nextTask();
         if (disposed) return;
+        // a long record goes gzip-compressed in a binary buffer (record_pack.js), a short one as a copy
+        const read = () => bridge.read(key, { copy: false }) ?? null;
         try {
-          stored = bridge.read(key, { copy: false }) ?? null;
-          // a long record goes gzip-compressed in a binary buffer (record_pack.js), a short one as a copy: both are
-          // taken now, before anything is awaited
-          const packing = packRecord(stored);
-          if (packing === null) record = structuredClone(stored);
-          else {
-            packed = await packing.catch((err) => {
-              console.warn("notebook_chat: could not compress the stored conversation", err);
-              return null;
-            });
-            if (packed === null) record = structuredClone(bridge.read(key, { copy: false }) ?? null);
-          }
+          packed = await packRecord(read).catch((err) => {
+            console.warn("notebook_chat: could not compress the stored conversation", err);
+            return null;
+          });
+          if (packed === null) record = structuredClone(read());
+          stored = read();
         } catch (err) {
           console.warn("notebook_chat: could not read the stored conversation", err);
         }
