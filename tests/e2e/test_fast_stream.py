@@ -201,6 +201,9 @@ def test_the_blocks_skipped_above_a_reader_following_a_streaming_reply_are_drawn
         lab: Lab) -> None:
     chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
     lab.page.evaluate(SLOW_FRAMES, chat.root.element_handle())  # frames 4 times a second, idle between
+    # and frames keep coming while the reply holds: a page that draws nothing asks for none (the widget's drawing done,
+    # no frame would come to look)
+    lab.page.evaluate("() => { const tick = () => requestAnimationFrame(tick); tick(); }")
     chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
     reply = chat.messages("assistant").last
     reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
