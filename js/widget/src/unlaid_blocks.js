@@ -22,8 +22,8 @@ export class UnlaidBlocks {
     this.elements = [];
     /** @type {HTMLElement|null} the scrolling list whose input lays them all out */
     this.list = null;
-    /** what laying out a block costs (learned; a first guess from an 80 KB reply of every kind of block) */
-    this.msPerBlock = 0.1;
+    /** what laying out a block costs, learned from the batches before (0: not yet) */
+    this.msPerBlock = 0;
     this.onInput = (/** @type {Event} */ event) => {
       const list = this.list;
       this.revealAll();
@@ -60,10 +60,12 @@ export class UnlaidBlocks {
   /**
    * Lay out the nearest blocks now (their layout is this call's cost), about as many as `budget` milliseconds allow:
    * the cost of a block is learned from the batches before (a layout also costs a few milliseconds of its own, so
-   * batches are large, not one block at a time). @param {number} budget
+   * batches are large, not one block at a time). The first batch is small, as nothing tells yet what a block costs:
+   * a block of math costs the page several times what a paragraph does (a first guess from a reply of every kind
+   * laid out 400 formulas in one task of 0.1 s). @param {number} budget
    */
   reveal(budget) {
-    const count = Math.max(1, Math.floor(budget / this.msPerBlock));
+    const count = this.msPerBlock > 0 ? Math.max(1, Math.floor(budget / this.msPerBlock)) : LEARN_FROM;
     const started = performance.now();
     const elements = this.elements.splice(0, count);
     for (const el of elements) show(el);
