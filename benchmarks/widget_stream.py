@@ -2,7 +2,7 @@
 through a bare anywidget that only appends text with 16 ms batching (the transport limit), in the same run.
 
 Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history N[,N...]] [--shape S[,S...]|all]
-                                        [--runs R] [--keep DIR] [--profile] [--trace] [--traffic]
+                                        [--runs R] [--keep DIR] [--profile] [--trace] [--traffic] [--frames]
   --shape S    what the reply is (markdown_reply): mix (default; headings, paragraphs, lists, tables, math, code),
                code (one 80 KB fenced block), paragraph (one long paragraph), list (one long list), table (one long
                table), math (inline and display formulas); several run one after another, "all" runs each.
@@ -25,7 +25,8 @@ rendering, sanitizing, highlighting and layout of the final text in one task, co
 main-thread work drawing the reply takes.
 Kernel times are time.time(), browser times Date.now(): one machine, one clock. --profile samples the page's functions
 (and prints the hottest, and the widget's own JS time); a sampling profiler slows script down, so the figures to
-compare are those of runs without it.
+compare are those of runs without it. --frames lists the chat's long animation frames around the stream's end (what
+ran in each, and the style and layout it forced) and when each message that draws reached the page.
 """
 
 from __future__ import annotations
@@ -287,6 +288,7 @@ CELL_SETUP, CELL_CHAT, CELL_BARE, CELL_RUN_CHAT, CELL_RUN_BARE, CELL_COUNTS, CEL
 PROFILE_TOP = False
 TRAFFIC = False
 TRACE = False
+FRAMES = False
 
 CHAT_TEXT = ".nbc-message[data-role='assistant'] .nbc-content"
 UNLAID = "nbc-unlaid"  # the chat's blocks put in without layout yet (js/widget/src/unlaid_blocks.js)
@@ -387,6 +389,24 @@ RECORDER = """([cells, cell, selector, sample, unlaid]) => {
 }"""
 
 
+# Keeps the page's long animation frames (over 50 ms: what ran in each, the style and layout each script forced), for
+# --frames.
+FRAME_LOG = """(() => {
+  window.__benchFrames = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const frame of list.getEntries()) {
+        window.__benchFrames.push({
+          at: performance.timeOrigin + frame.startTime, duration: frame.duration,
+          render: frame.renderStart ? frame.startTime + frame.duration - frame.renderStart : 0,
+          scripts: frame.scripts.map((script) => ({ invoker: script.invoker, duration: script.duration,
+                                                    forced: script.forcedStyleAndLayoutDuration })) });
+      }
+    }).observe({ type: 'long-animation-frame' });
+  } catch (err) { console.warn('no long-animation-frame entries here', err); }
+})()"""
+
+
 # Notes when each kernel→browser custom message the benchmark sent (counted: "sent_at", its kernel time) reached the
 # page: the websocket's message event, before JupyterLab handles it (its kind too: a persist draws nothing).
 ARRIVALS = """(() => {
@@ -407,15 +427,18 @@ ARRIVALS = """(() => {
 })()"""
 
 
-def delivery(page: Page, run: dict[str, Any], done: float) -> dict[str, float]:
+def delivery(page: Page, run: dict[str, Any], done: float) -> dict[str, Any]:
     """The last message that draws something (not a persist) sent before the run's end: how long after the kernel
-    sent it the page had it ("delivery"), and how long the page drew after that until the DOM was complete."""
-    arrivals = [(at / 1000, sent) for at, sent, kind in page.evaluate("window.__benchArrivals.splice(0)")
-                if kind != "persist" and sent <= run["t_end"]]
+    sent it the page had it ("delivery"), and how long the page drew after that until the DOM was complete; and when
+    each message that draws reached the page (s, its kind, s since the kernel sent it)."""
+    arrivals = [(at / 1000, sent, kind) for at, sent, kind in page.evaluate("window.__benchArrivals.splice(0)")
+                if kind != "persist"]
+    timeline = [(arrived, kind, arrived - sent) for arrived, sent, kind in arrivals]
+    arrivals = [arrival for arrival in arrivals if arrival[1] <= run["t_end"]]
     if not arrivals:
-        return {"delivery": float("nan"), "drawn_after": float("nan")}
-    arrived, sent = max(arrivals, key=lambda arrival: arrival[1])
-    return {"delivery": arrived - sent, "drawn_after": done - arrived}
+        return {"delivery": float("nan"), "drawn_after": float("nan"), "arrivals": timeline}
+    arrived, sent, _ = max(arrivals, key=lambda arrival: arrival[1])
+    return {"delivery": arrived - sent, "drawn_after": done - arrived, "arrivals": timeline}
 
 
 def run_output(lab: Lab, cell: int, tag: str, timeout: float = 120_000) -> dict[str, Any]:
@@ -464,6 +487,8 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
     watch(lab.page, show_cell, selector)
     lab.page.evaluate("window.__benchArrivals.length = 0")
+    if FRAMES:
+        lab.page.evaluate("window.__benchFrames.length = 0")
     cdp.send("Performance.enable")
     before = metrics(cdp)
     if PROFILE_TOP:
@@ -487,6 +512,7 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
             lab.page.wait_for_timeout(100)
     after = metrics(cdp)
     cdp.detach()
+    frames = lab.page.evaluate("window.__benchFrames.splice(0)") if FRAMES else []
     done = state["changed"] / 1000
     view_done = (state["viewChanged"] or state["changed"]) / 1000
     laid_out = max(done, state["laidOut"] / 1000)
@@ -501,6 +527,8 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
             "top_longest": top_functions(profile, since=longest_task(state)[0], until=sum(longest_task(state)),
                                          stopped_at=stopped_at),
             "widget_js": self_time(profile, lambda url: url.startswith("blob:")) if PROFILE_TOP else None,
+            "long_frames": [frame for frame in frames if frame["at"] / 1000 >= run["t_end"] - 0.3
+                            and frame["at"] / 1000 <= max(done, run["t_end"])],
             "top": top_functions(profile),
             "top_end": top_functions(profile, since=run["t_end"] - 0.5, until=max(done, run["t_end"]),
                                      stopped_at=stopped_at)}
@@ -571,6 +599,8 @@ def benchmark(chunks: int, pace: float, keep: Path | None, histories: list[int |
             browser = launch_chromium(playwright)
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.add_init_script(ARRIVALS)
+            if FRAMES:
+                page.add_init_script(FRAME_LOG)
             lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
             try:
                 medians = []
@@ -774,6 +804,18 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
         for name, row in (("chat", chat), ("bare", bare)):
             print(f"{name}: main-thread timeline events (s, count): "
                   + ", ".join(f"{event} {seconds:.3f} ({count})" for event, seconds, count in row["trace"][:14]))
+    if FRAMES:
+        end = chat["t_end"]
+        print(f"chat: from 0.3 s before the kernel's stream end to DOM complete ({chat['dom_done'] - end:+.3f} s), "
+              "s after the stream end:")
+        for arrived, kind, after_send in chat["arrivals"]:
+            if end - 0.3 <= arrived <= chat["dom_done"]:
+                print(f"  {arrived - end:+.3f}  {kind} arrived ({after_send * 1000:.0f} ms after the kernel sent it)")
+        for frame in chat["long_frames"]:
+            scripts = ", ".join(f"{script['invoker'] or '?'} {script['duration']:.0f} ms (forced style and layout "
+                                f"{script['forced']:.0f})" for script in frame["scripts"])
+            print(f"  {frame['at'] / 1000 - end:+.3f}  long frame {frame['duration']:.0f} ms (rendering "
+                  f"{frame['render']:.0f}): {scripts or 'no script'}")
     if PROFILE_TOP:
         for name, row in (("chat", chat), ("bare", bare)):
             print(f"{name}: long tasks (start s after the kernel's stream end, ms): "
@@ -803,6 +845,8 @@ if __name__ == "__main__":
                         help="also list the chat's kernel→browser messages over 1 KB and what they carry")
     parser.add_argument("--trace", action="store_true",
                         help="also print the page's main-thread timeline (layout, style, paint, ...) by event")
+    parser.add_argument("--frames", action="store_true",
+                        help="also list the chat's long animation frames and message arrivals around the stream's end")
     parser.add_argument("--history", default=None, help="messages the chat holds before the stream: N or N,M,...")
     parser.add_argument("--shape", default="mix", help=f"the reply: {', '.join(SHAPES)} (comma-separated) or all")
     parser.add_argument("--runs", type=int, default=3, help="runs of each case; the summary shows their medians")
@@ -810,6 +854,7 @@ if __name__ == "__main__":
     PROFILE_TOP = args.profile
     TRAFFIC = args.traffic
     TRACE = args.trace
+    FRAMES = args.frames
     histories: list[int | None] = [int(n) for n in args.history.split(",")] if args.history else [None]
     shapes = list(SHAPES) if args.shape == "all" else args.shape.split(",")
     unknown = [shape for shape in shapes if shape not in SHAPES]
