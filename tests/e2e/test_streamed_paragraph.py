@@ -1,9 +1,11 @@
 """A long paragraph streams piece by piece (js/widget/src/streaming_markdown.js): while it is open, the text that
 nothing to come can change is drawn once into the paragraph and only its open end is drawn again each frame, and it
 ends drawn exactly as the reply drawn in one go; the caret at the end of a streaming reply goes with the frame that
-draws the reply's end — in a real JupyterLab."""
+draws the reply's end, restyling only the block it was on — in a real JupyterLab."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -37,6 +39,25 @@ WATCH_CARET = """root => {
 }"""
 
 
+def restyles_while(lab: Lab, action: Any) -> list[int]:
+    """The elements the page restyled in each style recalculation (the browser's own timeline) while `action` runs."""
+    cdp = lab.page.context.new_cdp_session(lab.page)
+    events: list[dict[str, Any]] = []
+    finished: list[bool] = []
+    cdp.on("Tracing.dataCollected", lambda data: events.extend(data["value"]))
+    cdp.on("Tracing.tracingComplete", lambda _: finished.append(True))
+    cdp.send("Tracing.start", {"categories": "devtools.timeline", "transferMode": "ReportEvents"})
+    action()
+    cdp.send("Tracing.end")
+    for _ in range(100):  # the page's events reach here while Playwright waits
+        if finished:
+            break
+        lab.page.wait_for_timeout(100)
+    cdp.detach()
+    return [event["args"]["elementCount"] for event in events
+            if event.get("name") == "UpdateLayoutTree" and "elementCount" in event.get("args", {})]
+
+
 def start(lab: Lab, name: str) -> ChatPage:
     return open_chat(lab, name, [SETUP.format(reply=REPLY, chunks=1500, key="summary"), SECOND_VIEW])
 
@@ -65,3 +86,22 @@ def test_the_caret_of_a_streaming_reply_goes_with_the_frame_that_draws_its_end(l
     assert state["seen"], state  # the caret showed while the reply streamed
     final = chat.messages("assistant").last.locator(".nbc-content").evaluate("el => el.textContent.length")
     assert state["goneAt"] == final, state  # it went when the whole reply was drawn, not before
+
+
+def test_the_caret_going_at_the_end_of_a_long_reply_restyles_its_last_block_not_the_whole_reply(lab: Lab) -> None:
+    chat = start(lab, "caret-restyle.ipynb")
+    chat.send("Summarise")
+    reply = chat.messages("assistant").last
+    reply.locator("xpath=self::*[@data-loading='true']").wait_for(timeout=30_000)
+
+    def to_the_end() -> None:
+        streamed(chat)
+        lab.page.wait_for_function("() => new Promise((done) => requestAnimationFrame(() => "
+                                   "requestAnimationFrame(() => done(true))))")
+
+    counts = restyles_while(lab, to_the_end)
+    elements = reply.locator(".nbc-content").evaluate("el => el.querySelectorAll('*').length")
+    assert elements > 1_000
+    assert counts, "no style recalculation traced"
+    # a restyle of the whole reply (every element of it) was what taking the caret away cost: 20-26 ms at 80 KB
+    assert max(counts) < elements // 4, (max(counts), elements)
