@@ -47,11 +47,11 @@ if __name__ == "__main__":
     ensure_browser_tools()  # .venv and chromium, from a clean clone
 
 from import_time import environment
+from lab_session import lab_in_chromium
 from paint_shapes import SHAPES, shaped_record
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import sync_playwright
 
-from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
+from tests.e2e.lab import CELLS, Lab
 
 IMPORTS = """
 import json as _json, time as _time
@@ -295,36 +295,26 @@ def median_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def run(counts: list[int], runs: int, keep: Path | None, profile: bool, scroll: int, from_source: bool,
         shapes: tuple[str, ...] = ("plain",)) -> None:
     work = Path(tempfile.mkdtemp(prefix="first-paint-")) if keep is None else keep
-    server = start_lab_server(work, env=environment(str(work / "bytecode"), from_source))
     rows = []
-    try:
-        with sync_playwright() as playwright:
-            browser = launch_chromium(playwright)
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
-            try:
-                for shape, count in [(shape, count) for shape in shapes for count in counts]:
-                    data = shaped_record(count, shape)
-                    latest, total = drawn_messages(data)
-                    entry = {"active": "main", "items": {"main": data}}  # today's layout: nothing to migrate
-                    metadata = {"notebook_chat": {"version": 2, "conversations": {"paint": entry}}}
-                    paints, restores = [], []
-                    for attempt in range(runs):
-                        lab.open_notebook(f"paint-{shape}-{count}-{attempt}.ipynb", [IMPORTS, CHAT], metadata=metadata)
-                        imports_seconds(lab)
-                        painted = measure_paint(lab, latest, total, profile)
-                        paints.append({**painted, **(measure_scroll(lab, scroll) if scroll else {})})
-                        lab.restart_kernel()
-                        imported = imports_seconds(lab)
-                        restores.append({**measure_paint(lab, latest, total, profile), **imported})
-                        lab.shutdown_kernels()
-                    rows.append((shape, count, median_row(paints), median_row(restores)))
-                    print(f"measured {shape} {count}: paint drawn {rows[-1][2]['drawn']:.2f} s, longest task "
-                          f"{rows[-1][2]['longest']:.3f} s; restore drawn {rows[-1][3]['drawn']:.2f} s", flush=True)
-            finally:
-                browser.close()
-    finally:
-        server.stop()
+    with lab_in_chromium(work, env=environment(str(work / "bytecode"), from_source)) as lab:
+        for shape, count in [(shape, count) for shape in shapes for count in counts]:
+            data = shaped_record(count, shape)
+            latest, total = drawn_messages(data)
+            entry = {"active": "main", "items": {"main": data}}  # today's layout: nothing to migrate
+            metadata = {"notebook_chat": {"version": 2, "conversations": {"paint": entry}}}
+            paints, restores = [], []
+            for attempt in range(runs):
+                lab.open_notebook(f"paint-{shape}-{count}-{attempt}.ipynb", [IMPORTS, CHAT], metadata=metadata)
+                imports_seconds(lab)
+                painted = measure_paint(lab, latest, total, profile)
+                paints.append({**painted, **(measure_scroll(lab, scroll) if scroll else {})})
+                lab.restart_kernel()
+                imported = imports_seconds(lab)
+                restores.append({**measure_paint(lab, latest, total, profile), **imported})
+                lab.shutdown_kernels()
+            rows.append((shape, count, median_row(paints), median_row(restores)))
+            print(f"measured {shape} {count}: paint drawn {rows[-1][2]['drawn']:.2f} s, longest task "
+                  f"{rows[-1][2]['longest']:.3f} s; restore drawn {rows[-1][3]['drawn']:.2f} s", flush=True)
     report(rows, profile)
 
 

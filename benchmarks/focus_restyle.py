@@ -35,10 +35,11 @@ if __name__ == "__main__":
 
     ensure_browser_tools()  # .venv and chromium, from a clean clone
 
+from lab_session import lab_in_chromium
 from paint_shapes import SHAPES, shaped_record
-from playwright.sync_api import sync_playwright
 
-from tests.e2e.lab import Lab, launch_chromium, start_lab_server
+from tests.e2e.lab import Lab
+from tests.e2e.timeline import style_recalculations, timeline_while
 
 CHAT = """
 from notebook_chat import Chat
@@ -58,22 +59,8 @@ DRAWN = f"""() => {{
 def recalculations(lab: Lab, action: Callable[[], None]) -> tuple[int, float]:
     """The elements of the largest style recalculation while `action` runs and the page settles, and the seconds of
     every recalculation (the browser's own timeline)."""
-    cdp = lab.page.context.new_cdp_session(lab.page)
-    events: list[dict[str, Any]] = []
-    finished: list[bool] = []
-    cdp.on("Tracing.dataCollected", lambda data: events.extend(data["value"]))
-    cdp.on("Tracing.tracingComplete", lambda _: finished.append(True))
-    cdp.send("Tracing.start", {"categories": "devtools.timeline", "transferMode": "ReportEvents"})
-    action()
-    lab.page.wait_for_timeout(600)
-    cdp.send("Tracing.end")
-    for _ in range(100):
-        if finished:
-            break
-        lab.page.wait_for_timeout(100)
-    cdp.detach()
-    styles = [event for event in events if event.get("name") == "UpdateLayoutTree" and event.get("ph") == "X"]
-    largest = max((event.get("args", {}).get("elementCount", 0) for event in styles), default=0)
+    styles = style_recalculations(timeline_while(lab, lambda: (action(), lab.page.wait_for_timeout(600))))
+    largest = max((event["args"]["elementCount"] for event in styles), default=0)
     return largest, sum(event.get("dur", 0) for event in styles) / 1e6
 
 
@@ -108,22 +95,12 @@ def measure(lab: Lab, shape: str, count: int, attempt: int) -> dict[str, Any]:
 
 def run(counts: list[int], shapes: list[str], runs: int) -> None:
     work = Path(tempfile.mkdtemp(prefix="focus-restyle-"))
-    server = start_lab_server(work)
     rows: list[tuple[str, int, dict[str, Any]]] = []
-    try:
-        with sync_playwright() as playwright:
-            browser = launch_chromium(playwright)
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            lab = Lab(page, server, server.new_folder("bench"), work / "artifacts")
-            try:
-                for shape in shapes:
-                    for count in counts:
-                        measured = [measure(lab, shape, count, attempt) for attempt in range(runs)]
-                        rows.append((shape, count, median(measured)))
-            finally:
-                browser.close()
-    finally:
-        server.stop()
+    with lab_in_chromium(work) as lab:
+        for shape in shapes:
+            for count in counts:
+                measured = [measure(lab, shape, count, attempt) for attempt in range(runs)]
+                rows.append((shape, count, median(measured)))
     report(rows, runs)
 
 

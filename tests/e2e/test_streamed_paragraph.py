@@ -12,6 +12,7 @@ import pytest
 from tests.e2e.chat_page import ChatPage, open_chat
 from tests.e2e.lab import Lab
 from tests.e2e.test_streamed_list import SECOND_VIEW, SETUP, drawn_in_one_go, streamed, watched_while_open
+from tests.e2e.timeline import style_recalculations, timeline_while
 
 pytestmark = pytest.mark.browser
 
@@ -41,21 +42,7 @@ WATCH_CARET = """root => {
 
 def restyles_while(lab: Lab, action: Any) -> list[int]:
     """The elements the page restyled in each style recalculation (the browser's own timeline) while `action` runs."""
-    cdp = lab.page.context.new_cdp_session(lab.page)
-    events: list[dict[str, Any]] = []
-    finished: list[bool] = []
-    cdp.on("Tracing.dataCollected", lambda data: events.extend(data["value"]))
-    cdp.on("Tracing.tracingComplete", lambda _: finished.append(True))
-    cdp.send("Tracing.start", {"categories": "devtools.timeline", "transferMode": "ReportEvents"})
-    action()
-    cdp.send("Tracing.end")
-    for _ in range(100):  # the page's events reach here while Playwright waits
-        if finished:
-            break
-        lab.page.wait_for_timeout(100)
-    cdp.detach()
-    return [event["args"]["elementCount"] for event in events
-            if event.get("name") == "UpdateLayoutTree" and "elementCount" in event.get("args", {})]
+    return [event["args"]["elementCount"] for event in style_recalculations(timeline_while(lab, action))]
 
 
 def start(lab: Lab, name: str) -> ChatPage:
