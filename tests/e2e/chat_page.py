@@ -21,10 +21,12 @@ from tests.e2e.lab import Lab
 TURN_OVER = ("completed", "aborted", "error", "paused", "idle")
 
 # A message's drawn HTML as one render of its text gives it: a long code block streamed in pieces keeps them as blocks
-# of their own (js/widget/src/open_code_view.js; the page lays out what a frame adds), which one render has not.
+# of their own (js/widget/src/open_code_view.js; the page lays out what a frame adds), which one render has not, and a
+# code block laid out once is marked settled (settled_code.js: out of view, its style and layout wait).
 DRAWN_HTML = """el => {
   const copy = el.cloneNode(true);
   for (const piece of copy.querySelectorAll('.nbc-code-piece')) piece.replaceWith(...piece.childNodes);
+  for (const block of copy.querySelectorAll('.nbc-settled')) block.classList.remove('nbc-settled');
   return copy.innerHTML;
 }"""
 

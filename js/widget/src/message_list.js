@@ -11,6 +11,7 @@ import { preloadKatex } from "./katex_lazy.js";
 import { MarkdownStream } from "./streaming_markdown.js";
 import { OpenCodeView } from "./open_code_view.js";
 import { SkippedBlocks, SLICE_CHARS, VIEW_SLICE_CHARS } from "./skipped_blocks.js";
+import { SettledCode } from "./settled_code.js";
 import { UnlaidBlocks } from "./unlaid_blocks.js";
 import { bound, t } from "./i18n.js";
 import { FILL_BUDGET_MS, HistoryWindow } from "./history_window.js";
@@ -377,6 +378,8 @@ class MessageNode {
     this.thinking.hidden = true;
     this.body = document.createElement("div");
     this.body.className = "nbc-content";
+    /** its code blocks, styled and laid out only near the view once laid out */
+    this.settled = new SettledCode(this.body);
     /** the message streamed here (it was loading, or deltas came): text far behind its end may be skipped */
     this.streamed = false;
     /** an idle callback drawing what lies above the reader's view, 0 when none is waiting */
@@ -999,6 +1002,7 @@ class MessageNode {
     if (this.idle) (globalThis.cancelIdleCallback ?? clearTimeout)(this.idle);
     if (this.skippedIdle) globalThis.cancelIdleCallback?.(this.skippedIdle);
     this.unlaid.clear();
+    this.settled.dispose();
     this.el.remove();
   }
 }
