@@ -498,8 +498,10 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
         cdp.on("Tracing.dataCollected", lambda data: events.extend(data["value"]))
         cdp.send("Tracing.start", {"categories": "devtools.timeline", "transferMode": "ReportEvents"})
     lab.run_cell(run_cell, timeout=300_000)
-    run = run_output(lab, run_cell, "RUN")
+    # the cell's output is read once the page settled: reading it earlier (Playwright's selector engine walks the
+    # whole page, the chat's DOM too) cost the page about 10 ms while the chat still drew the reply's end
     state = settled(lab.page)
+    run = run_output(lab, run_cell, "RUN")
     stopped_at = float(lab.page.evaluate("Date.now()")) / 1000
     profile = cdp.send("Profiler.stop")["profile"] if PROFILE_TOP else {"nodes": []}
     if TRACE:
