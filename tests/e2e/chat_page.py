@@ -32,6 +32,15 @@ DRAWN_HTML = """el => {
 
 # A busy page (another notebook drawing, a slow machine): no idle time. An idle callback runs only at its timeout, and
 # never without one.
+# The page has no idle time until IDLE_TIME_BACK: idle callbacks asked for meanwhile wait, then run.
+NO_IDLE_TIME = """() => {
+  const idle = window.requestIdleCallback;
+  const waiting = [];
+  window.requestIdleCallback = (callback) => (waiting.push(callback), waiting.length);
+  window.__idleBack = () => { window.requestIdleCallback = idle; for (const callback of waiting) idle(callback); };
+}"""
+IDLE_TIME_BACK = "() => window.__idleBack()"
+
 IDLE_ONLY_AT_TIMEOUT = """() => {
   window.requestIdleCallback = (callback, options) => options?.timeout
     ? setTimeout(() => callback({ didTimeout: true, timeRemaining: () => 0 }), options.timeout) : 0;

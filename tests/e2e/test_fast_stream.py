@@ -9,7 +9,15 @@ import itertools
 
 import pytest
 
-from tests.e2e.chat_page import DRAWN_HTML, GATED, IDLE_ONLY_AT_TIMEOUT, ChatPage, open_chat
+from tests.e2e.chat_page import (
+    DRAWN_HTML,
+    GATED,
+    IDLE_ONLY_AT_TIMEOUT,
+    IDLE_TIME_BACK,
+    NO_IDLE_TIME,
+    ChatPage,
+    open_chat,
+)
 from tests.e2e.lab import Lab
 
 pytestmark = pytest.mark.browser
@@ -220,6 +228,54 @@ def test_the_blocks_skipped_above_a_reader_following_a_streaming_reply_are_drawn
     chat.wait_state("aborted")
 
 
+# Animation frames 50 ms apart (a busy page's), counting the reply's section headings their callbacks put in: those not
+# put in by a frame came in tasks between the frames.
+HEADINGS_BY_FRAMES = """root => {
+  const raf = window.requestAnimationFrame.bind(window);
+  const state = window.__byFrames = { inFrames: 0 };
+  const headings = () => {
+    const reply = [...root.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+    return reply ? reply.querySelectorAll('.nbc-content > h2').length : 0;
+  };
+  const cancel = window.cancelAnimationFrame.bind(window);
+  const waiting = new Map();
+  let ids = 1e6;
+  window.requestAnimationFrame = (callback) => {
+    const id = ++ids;
+    waiting.set(id, setTimeout(() => raf((time) => {
+      waiting.delete(id);
+      const before = headings();
+      try { callback(time); } finally { state.inFrames += headings() - before; }
+    }), 50));
+    return id;
+  };
+  window.cancelAnimationFrame = (id) => (waiting.has(id) ? clearTimeout(waiting.get(id)) : cancel(id));
+  state.restore = () => { window.requestAnimationFrame = raf; window.cancelAnimationFrame = cancel; };
+}"""
+
+
+def test_the_blocks_skipped_above_a_reader_following_a_streaming_reply_are_drawn_between_frames_without_idle_time(
+        lab: Lab) -> None:
+    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
+    lab.page.evaluate(NO_IDLE_TIME)  # no idle callbacks (frames that follow each other leave none)
+    lab.page.evaluate(HEADINGS_BY_FRAMES, chat.root.element_handle())
+    chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
+    reply = chat.messages("assistant").last
+    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
+    lab.page.wait_for_function(
+        "([reply, sections]) => reply.querySelectorAll('.nbc-content > h2').length === sections",
+        arg=[reply.element_handle(), SECTIONS], timeout=30_000)
+    assert reply.get_attribute("data-loading") == "true"
+    in_frames = lab.page.evaluate("() => window.__byFrames.inFrames")
+    # tasks between the frames drew some of them (the frames alone would have drawn every one)
+    assert in_frames < SECTIONS, in_frames
+    assert chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight") <= 24
+    lab.page.evaluate(IDLE_TIME_BACK)
+    lab.page.evaluate("() => window.__byFrames.restore()")
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
+
+
 RESTORED_KEY = "restored"
 RESTORED_SETUP = f"""
 from notebook_chat import Chat
@@ -268,8 +324,6 @@ def test_blocks_drawn_above_a_reader_following_a_fast_reply_are_laid_out_later_a
         assert abs(after["top"] - before["top"]) <= 2, (before, after)
 
 
-NO_IDLE_TIME = "() => { window.__idle = window.requestIdleCallback; window.requestIdleCallback = () => 0; }"
-IDLE_TIME_BACK = "() => { window.requestIdleCallback = window.__idle; }"
 # the list's distance from its end, the unlaid blocks left, and the section heading nearest the middle of its box
 VIEW = """list => {
   const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();

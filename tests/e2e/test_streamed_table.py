@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.chat_page import GATED, ChatPage, open_chat
+from tests.e2e.chat_page import GATED, IDLE_TIME_BACK, NO_IDLE_TIME, ChatPage, open_chat
 from tests.e2e.lab import Lab
 from tests.e2e.test_streamed_list import drawn_in_one_go, streamed, watched_while_open
 
@@ -35,15 +35,6 @@ provider = Gated(ScriptedProvider().text({"Results:" + chr(10) * 2 + TABLE + LAS
 chat = Chat(provider, key="held-table")
 chat
 """
-
-# The page has no idle time until IDLE_TIME_BACK: idle callbacks asked for meanwhile wait, then run.
-NO_IDLE_TIME = """() => {
-  const idle = window.requestIdleCallback;
-  const waiting = [];
-  window.requestIdleCallback = (callback) => (waiting.push(callback), waiting.length);
-  window.__idleBack = () => { window.requestIdleCallback = idle; for (const callback of waiting) idle(callback); };
-}"""
-IDLE_TIME_BACK = "() => window.__idleBack()"
 
 # The list's distance from its end, the reply's rows put in without their layout and those with no box at all, and
 # whether its last row and the rows just above it are laid out and in the list's box.

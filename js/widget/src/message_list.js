@@ -47,6 +47,8 @@ export const CATCH_UP_MS = 40;
 /** Idle time a slice drawn in idle time leaves to the page; and the longest wait for an idle period. */
 export const IDLE_SLACK_MS = 4;
 export const IDLE_TIMEOUT_MS = 200;
+/** A slice drawn between two frames ends at least this long before the next frame is due. */
+export const GAP_SLACK_MS = 4;
 /** Main-thread time one task may spend laying out blocks put in without their layout once the reply ended
  * (unlaid_blocks.js); while it streams, they are laid out only in idle periods of at least MIN_LAYOUT_MS. */
 export const LAYOUT_SLICE_MS = 40;
@@ -67,6 +69,9 @@ class FrameScheduler {
     /** @type {((frameStart: number) => boolean) | null} background work after the renders; true while more remains */
     this.background = null;
     this.frame = 0;
+    /** when the last frame began (its animation frame's time) and the shortest time seen between two frames */
+    this.lastFrame = 0;
+    this.interval = 1000 / 60;
   }
   /** @param {MessageNode} node */
   add(node) {
@@ -74,10 +79,13 @@ class FrameScheduler {
     this.request();
   }
   request() {
-    if (!this.frame) this.frame = requestAnimationFrame(bound(() => this.run()));
+    if (!this.frame) this.frame = requestAnimationFrame(bound((/** @type {number} */ time) => this.run(time)));
   }
-  run() {
+  /** @param {number} [time] when the frame began */
+  run(time = performance.now()) {
     this.frame = 0;
+    if (this.lastFrame > 0 && time - this.lastFrame >= 1) this.interval = Math.min(this.interval, time - this.lastFrame);
+    this.lastFrame = time;
     const now = performance.now();
     const nodes = [...this.dirty];
     this.dirty.clear();
@@ -87,6 +95,12 @@ class FrameScheduler {
     }
     if (this.background && !this.background(now)) this.background = null;
     if (this.background) this.request();
+  }
+  /** When the next frame is due, as far as the frames so far tell. @param {number} now */
+  nextFrame(now) {
+    let due = this.lastFrame + this.interval;
+    while (due < now) due += this.interval;
+    return due;
   }
   dispose() {
     if (this.frame) cancelAnimationFrame(this.frame);
@@ -386,6 +400,9 @@ class MessageNode {
     this.idle = 0;
     /** an idle callback drawing skipped blocks while the reply streams, 0 when none is waiting */
     this.skippedIdle = 0;
+    /** @type {MessageChannel|null} posts the task that draws skipped blocks between two frames */
+    this.gapChannel = null;
+    this.betweenFrames = false;
     /** blocks a fast stream skipped, drawn later in their place */
     this.skipped = new SkippedBlocks(this.body);
     /** skipped blocks drawn above a reader who follows the reply, laid out later */
@@ -688,6 +705,32 @@ class MessageNode {
     }));
   }
 
+  /**
+   * While a fast reply streams to a reader who follows its end, draw its skipped blocks between the frames too: in a
+   * task right after this frame, small slices (without their layout) until shortly before the next frame is due. The
+   * page's idle callbacks hardly ever ran while the frames followed each other, though the gaps between them were
+   * about a third of the main thread's time during an 80 KB reply; what they drew while it streamed was left to draw
+   * after its end. Blocks near the view are left to the frames. @param {HTMLElement} list
+   */
+  drawSkippedBetweenFrames(list) {
+    if (this.betweenFrames) return;
+    if (!this.gapChannel) {
+      this.gapChannel = new MessageChannel();
+      this.gapChannel.port1.onmessage = bound(() => {
+        this.betweenFrames = false;
+        const following = this.hooks.following?.() ?? false;
+        if (this.disposed || this.catchingUp || !following || this.el.dataset.loading !== "true") return;
+        const due = this.scheduler.nextFrame(performance.now());
+        const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list);
+        while (this.skipped.pending && due - performance.now() > GAP_SLACK_MS && !this.skipped.nearView(list, true)) {
+          this.skipped.drawNext((nodes) => this.enhanced(nodes), null, this.hooks.shifted, VIEW_SLICE_CHARS, defer);
+        }
+      });
+    }
+    this.betweenFrames = true;
+    this.gapChannel.port2.postMessage(null);
+  }
+
   /** Blocks above the view were laid out: a reader who follows the reply stays at its end. */
   keepFollowing() {
     if (this.hooks.following?.()) this.hooks.toEnd?.();
@@ -720,7 +763,10 @@ class MessageNode {
       do this.skipped.drawNext((nodes) => this.enhanced(nodes), keep, this.hooks.shifted, SLICE_CHARS, defer);
       while (this.skipped.pending && performance.now() - now < SKIPPED_BUDGET_MS);
       if (following) this.hooks.toEnd?.();
-      if (this.skipped.pending && following && list) this.drawSkippedInIdleTime(list);
+      if (this.skipped.pending && following && list) {
+        this.drawSkippedBetweenFrames(list);
+        this.drawSkippedInIdleTime(list);
+      }
       if (this.unlaid.pending) this.drawInIdleTime();
     }
   }
@@ -1001,6 +1047,7 @@ class MessageNode {
     this.disposed = true;
     if (this.idle) (globalThis.cancelIdleCallback ?? clearTimeout)(this.idle);
     if (this.skippedIdle) globalThis.cancelIdleCallback?.(this.skippedIdle);
+    this.gapChannel?.port1.close();
     this.unlaid.clear();
     this.settled.dispose();
     this.el.remove();
