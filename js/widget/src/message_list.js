@@ -400,8 +400,10 @@ class MessageNode {
     this.idle = 0;
     /** an idle callback drawing skipped blocks while the reply streams, 0 when none is waiting */
     this.skippedIdle = 0;
-    /** @type {MessageChannel|null} posts the task that draws skipped blocks between two frames */
+    /** @type {MessageChannel|null} posts the task that draws skipped blocks between two frames (in `gapList`) */
     this.gapChannel = null;
+    /** @type {HTMLElement|null} */
+    this.gapList = null;
     this.betweenFrames = false;
     /** blocks a fast stream skipped, drawn later in their place */
     this.skipped = new SkippedBlocks(this.body);
@@ -713,16 +715,19 @@ class MessageNode {
    * after its end. Blocks near the view are left to the frames. @param {HTMLElement} list
    */
   drawSkippedBetweenFrames(list) {
+    this.gapList = list;
     if (this.betweenFrames) return;
     if (!this.gapChannel) {
       this.gapChannel = new MessageChannel();
       this.gapChannel.port1.onmessage = bound(() => {
         this.betweenFrames = false;
         const following = this.hooks.following?.() ?? false;
-        if (this.disposed || this.catchingUp || !following || this.el.dataset.loading !== "true") return;
+        const gapList = this.gapList;
+        if (this.disposed || this.catchingUp || !following || this.el.dataset.loading !== "true" || !gapList) return;
         const due = this.scheduler.nextFrame(performance.now());
-        const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list);
-        while (this.skipped.pending && due - performance.now() > GAP_SLACK_MS && !this.skipped.nearView(list, true)) {
+        const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, gapList);
+        while (this.skipped.pending && due - performance.now() > GAP_SLACK_MS
+          && !this.skipped.nearView(gapList, true)) {
           this.skipped.drawNext((nodes) => this.enhanced(nodes), null, this.hooks.shifted, VIEW_SLICE_CHARS, defer);
         }
       });
