@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from playwright.sync_api import Locator
 
 from tests.e2e.chat_page import (
     DRAWN_HTML,
@@ -39,12 +40,17 @@ chat
 SECOND_VIEW = "chat"
 
 # The order in which the reply's section headings are put into the page (skipped blocks are drawn between frames too,
-# so a frame may see many at once); per frame while the reply is drawn: whether its last line shows, where it is in
-# the list's box, and how far the list is from its end.
+# so a frame may see many at once) and how many were in when its last line was put in; per frame while the reply is
+# drawn: whether its last line shows, where it is in the list's box, and how far the list is from its end.
 WATCH = """root => {
-  const state = window.__fastStream = { order: [], frames: [], done: false, mostUnlaid: 0 };
+  const state = window.__fastStream = { order: [], frames: [], done: false, mostUnlaid: 0, headingsAtEnd: null };
   const seen = new Set();
   const note = (node) => {
+    const paragraphs = node.nodeType !== 1 ? [] : node.matches('p') ? [node] : [...node.querySelectorAll('p')];
+    if (state.headingsAtEnd === null && paragraphs.some((p) => p.textContent === 'The end of the report.'
+        && p.closest('.nbc-message[data-role=assistant] .nbc-content'))) {
+      state.headingsAtEnd = seen.size;
+    }
     const headings = node.nodeType !== 1 ? [] : node.matches('h2') ? [node] : node.querySelectorAll('h2');
     for (const h of headings) {
       if (!seen.has(h.textContent) && h.closest('.nbc-message[data-role=assistant] .nbc-content')) {
@@ -96,8 +102,7 @@ def test_a_reply_arriving_faster_than_it_is_drawn_shows_its_end_before_the_block
     assert sorted(order) == list(range(1, SECTIONS + 1))
     assert order != sorted(order)  # some sections were drawn after later ones: the newest text came first
     assert order.index(SECTIONS) < len(order) - 1
-    first_frame_with_the_end = state["frames"][0]
-    assert first_frame_with_the_end["headings"] < SECTIONS  # the end showed while blocks above it still waited
+    assert state["headingsAtEnd"] < SECTIONS, state["headingsAtEnd"]  # put in while blocks above it waited
 
 
 def test_the_blocks_drawn_above_the_end_of_a_fast_reply_do_not_move_the_readers_view(lab: Lab) -> None:
@@ -139,14 +144,21 @@ chat
 """
 
 
-def test_the_blocks_a_fast_reply_skipped_are_drawn_while_it_still_streams(lab: Lab) -> None:
-    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
-    chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
+def held_with_every_section_in(lab: Lab, chat: ChatPage) -> Locator:
+    """Send: the reply comes in two big deltas, then holds (still streaming) until Stop; return it once every section
+    heading is in the page."""
+    chat.send("Write the report")
     reply = chat.messages("assistant").last
     reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
     lab.page.wait_for_function(
         "([reply, sections]) => reply.querySelectorAll('.nbc-content > h2').length === sections",
         arg=[reply.element_handle(), SECTIONS], timeout=30_000)
+    return reply
+
+
+def test_the_blocks_a_fast_reply_skipped_are_drawn_while_it_still_streams(lab: Lab) -> None:
+    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
+    reply = held_with_every_section_in(lab, chat)
     assert reply.get_attribute("data-loading") == "true"  # drawn while the reply still streams, not after its end
     assert "<!---->" not in reply.locator(".nbc-content").evaluate("el => el.innerHTML")
     list_end = chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight")
@@ -259,12 +271,7 @@ def test_the_blocks_skipped_above_a_reader_following_a_streaming_reply_are_drawn
     chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
     lab.page.evaluate(NO_IDLE_TIME)  # no idle callbacks (frames that follow each other leave none)
     lab.page.evaluate(HEADINGS_BY_FRAMES, chat.root.element_handle())
-    chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
-    reply = chat.messages("assistant").last
-    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
-    lab.page.wait_for_function(
-        "([reply, sections]) => reply.querySelectorAll('.nbc-content > h2').length === sections",
-        arg=[reply.element_handle(), SECTIONS], timeout=30_000)
+    reply = held_with_every_section_in(lab, chat)
     assert reply.get_attribute("data-loading") == "true"
     in_frames = lab.page.evaluate("() => window.__byFrames.inFrames")
     # tasks between the frames drew some of them (the frames alone would have drawn every one)
@@ -343,12 +350,7 @@ def held_with_blocks_unlaid(lab: Lab) -> ChatPage:
     above the reader's view not laid out yet."""
     chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
     lab.page.evaluate(NO_IDLE_TIME)
-    chat.send("Write the report")
-    reply = chat.messages("assistant").last
-    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
-    lab.page.wait_for_function(
-        "([reply, sections]) => reply.querySelectorAll('.nbc-content > h2').length === sections",
-        arg=[reply.element_handle(), SECTIONS], timeout=30_000)
+    reply = held_with_every_section_in(lab, chat)
     view = chat.root.locator(".nbc-messages").evaluate(VIEW)
     assert view["unlaid"] > 0
     assert view["fromEnd"] <= 24
