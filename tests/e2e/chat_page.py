@@ -30,8 +30,6 @@ DRAWN_HTML = """el => {
   return copy.innerHTML;
 }"""
 
-# A busy page (another notebook drawing, a slow machine): no idle time. An idle callback runs only at its timeout, and
-# never without one.
 # The page has no idle time until IDLE_TIME_BACK: idle callbacks asked for meanwhile wait, then run.
 NO_IDLE_TIME = """() => {
   const idle = window.requestIdleCallback;
@@ -41,6 +39,8 @@ NO_IDLE_TIME = """() => {
 }"""
 IDLE_TIME_BACK = "() => window.__idleBack()"
 
+# A busy page (another notebook drawing, a slow machine): no idle time. An idle callback runs only at its timeout, and
+# never without one.
 IDLE_ONLY_AT_TIMEOUT = """() => {
   window.requestIdleCallback = (callback, options) => options?.timeout
     ? setTimeout(() => callback({ didTimeout: true, timeRemaining: () => 0 }), options.timeout) : 0;
