@@ -696,14 +696,9 @@ class MessageNode {
     if (this.skippedIdle || typeof globalThis.requestIdleCallback !== "function") return;
     this.skippedIdle = requestIdleCallback(bound((/** @type {IdleDeadline} */ deadline) => {
       this.skippedIdle = 0;
-      const following = this.hooks.following?.() ?? false;
-      if (this.disposed || this.catchingUp || !following || this.el.dataset.loading !== "true") return;
-      const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list);
-      while (this.skipped.pending && !this.skipped.nearView(list, true)) {
-        if (deadline.timeRemaining() <= IDLE_SLACK_MS) return this.drawSkippedInIdleTime(list);
-        this.skipped.drawNext((nodes) => this.enhanced(nodes), null, this.hooks.shifted, VIEW_SLICE_CHARS, defer);
-      }
-      this.scheduler.add(this); // the rest is the frames' (near the view), or none is left
+      const drawn = this.drawSkippedAbove(list, () => deadline.timeRemaining() > IDLE_SLACK_MS);
+      if (drawn === "timeUp") this.drawSkippedInIdleTime(list);
+      else if (drawn === "nearView") this.scheduler.add(this); // the rest is the frames', or none is left
     }));
   }
 
@@ -721,19 +716,28 @@ class MessageNode {
       this.gapChannel = new MessageChannel();
       this.gapChannel.port1.onmessage = bound(() => {
         this.betweenFrames = false;
-        const following = this.hooks.following?.() ?? false;
-        const gapList = this.gapList;
-        if (this.disposed || this.catchingUp || !following || this.el.dataset.loading !== "true" || !gapList) return;
         const due = this.scheduler.nextFrame(performance.now());
-        const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, gapList);
-        while (this.skipped.pending && due - performance.now() > GAP_SLACK_MS
-          && !this.skipped.nearView(gapList, true)) {
-          this.skipped.drawNext((nodes) => this.enhanced(nodes), null, this.hooks.shifted, VIEW_SLICE_CHARS, defer);
-        }
+        if (this.gapList) this.drawSkippedAbove(this.gapList, () => due - performance.now() > GAP_SLACK_MS);
       });
     }
     this.betweenFrames = true;
     this.gapChannel.port2.postMessage(null);
+  }
+
+  /**
+   * Draw the skipped blocks above a reader who follows a streaming reply, small slices without their layout, while
+   * `hasTime()`; blocks near the view are left to the frames. @param {HTMLElement} list @param {() => boolean} hasTime
+   * @returns {"timeUp" | "nearView" | "notFollowing"} why it stopped (nearView too when none is left)
+   */
+  drawSkippedAbove(list, hasTime) {
+    const following = this.hooks.following?.() ?? false;
+    if (this.disposed || this.catchingUp || !following || this.el.dataset.loading !== "true") return "notFollowing";
+    const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list);
+    while (this.skipped.pending && !this.skipped.nearView(list, true)) {
+      if (!hasTime()) return "timeUp";
+      this.skipped.drawNext((nodes) => this.enhanced(nodes), null, this.hooks.shifted, VIEW_SLICE_CHARS, defer);
+    }
+    return "nearView";
   }
 
   /** Blocks above the view were laid out: a reader who follows the reply stays at its end. */
