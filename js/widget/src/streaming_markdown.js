@@ -458,7 +458,9 @@ export class MarkdownStream {
     // a window in which no item finished (one longer than it) takes the whole lexing
     if (!drawn || (end < text.length && drawn.from === from)) return null;
     this.openSize = end - this.done.length; // should the list end, the next lexing takes it whole
-    this.tailCost = performance.now() - started;
+    // done again at the next update: lexing what goes before the items and the open last item (not the new items)
+    const again = list.prefix.length + end - drawn.from;
+    this.tailCost = ((performance.now() - started) * again) / Math.max(1, tail.length);
     return { skipped: null, finished: [], tail: null, pending: end < text.length, list: drawn };
   }
 

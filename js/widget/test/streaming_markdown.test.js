@@ -608,6 +608,33 @@ test("a long open list's update lexes what arrived after its finished items, not
   }
 });
 
+test("a long open list's, table's or paragraph's update charges as its cost only what the next does again", () => {
+  // the message list holds a tail's redraws back by this cost: the new items' lexing is done once, not again
+  const blocks = {
+    list: longList(900, "-", 5).replace(/\n\n +continued[^\n]*\n/g, "\n"),
+    table: longTable(900, 5),
+    paragraph: longParagraph(6_000, 5, 1e9),
+  };
+  const realNow = performance.now;
+  let clock = 0;
+  performance.now = () => clock;
+  try {
+    for (const [kind, block] of Object.entries(blocks)) {
+      // lexing costs a microsecond a character
+      const timed = { lex: (/** @type {string} */ source) => ((clock += source.length / 1000), markdownTokens.lex(source)) };
+      const stream = new MarkdownStream(markdownHtml, timed);
+      for (let cut = 100; cut <= 3 * OPEN_LIST_MIN; cut += 100) stream.update(block.slice(0, cut));
+      const before = clock;
+      const step = stream.update(block.slice(0, 3 * OPEN_LIST_MIN + 20_000));
+      assert.ok(step.list && !step.pending, `${kind}: drawn a piece at a time`);
+      assert.ok(clock - before >= 20, `${kind}: lexing what arrived took ${clock - before} ms`);
+      assert.ok(stream.tailCost < 1, `${kind}: charged ${stream.tailCost} ms`);
+    }
+  } finally {
+    performance.now = realNow;
+  }
+});
+
 /**
  * A long paragraph of `count` words of every kind of inline content, deterministic: emphasis, code spans, links, math,
  * strikethrough, escapes, entities, autolinks, line breaks, prices, snake_case, and, one word in `rare`, a delimiter left
