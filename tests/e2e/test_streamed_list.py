@@ -51,6 +51,34 @@ WATCH = """([root, selector, size]) => {
 }"""
 
 
+# Counts the times the widget reads the layout of a streaming reply's content (offsetHeight: it times a redraw of the
+# open tail with the layout it causes) while the content's last block (`selector`) holds more than `size` characters.
+COUNT_LAYOUT_READS = """([selector, size]) => {
+  const state = window.__layoutReads = { count: 0 };
+  const native = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'offsetHeight');
+  Object.defineProperty(HTMLElement.prototype, 'offsetHeight', {
+    configurable: true,
+    get() {
+      const open = this.classList.contains('nbc-content') && this.closest('[data-loading=true]')
+        && this.lastElementChild?.matches(selector) && this.lastElementChild.textContent.length > size;
+      if (open) state.count += 1;
+      return native.get.call(this);
+    },
+  });
+}"""
+
+
+def layout_reads_while_open(lab: Lab, chat: ChatPage, selector: str, size: int, prompt: str) -> int:
+    """Send `prompt`; once the reply ended, how often the widget read its layout while its open block (`selector`)
+    held more than `size` characters (COUNT_LAYOUT_READS)."""
+    lab.page.evaluate(COUNT_LAYOUT_READS, [selector, size])
+    chat.send(prompt)
+    chat.messages("assistant").last.locator("xpath=self::*[@data-loading='false'][@data-drawn='true']").wait_for(
+        timeout=60_000)
+    count: int = lab.page.evaluate("() => window.__layoutReads.count")
+    return count
+
+
 def watched_while_open(lab: Lab, chat: ChatPage, selector: str, size: int, prompt: str) -> dict[str, int]:
     """Send `prompt` and watch the reply's open block per frame until the reply ends (WATCH): frames that added to the
     block drawn (kept) and frames that drew it anew (redrawn)."""
@@ -90,6 +118,15 @@ def test_a_long_list_is_drawn_item_by_item_as_it_streams_stays_when_it_ends_and_
     items = chat.messages("assistant").last.locator(".nbc-content > ul > li")
     assert items.count() == 120
     assert items.locator(".nbc-code [data-action=copy-code]").count() == 12  # code in items has its toolbar
+
+
+def test_a_long_list_streaming_item_by_item_leaves_its_new_items_layout_to_the_frame_not_to_its_redraw_cost(
+    lab: Lab,
+) -> None:
+    # its new items are laid out once: timing its redraws by their layout held a fast reply's list back between frames
+    setup = SETUP.format(reply=f"Here are the steps:\n\n{ITEMS}", chunks=1500, key="paced")
+    chat = open_chat(lab, "paced.ipynb", [setup, SECOND_VIEW])
+    assert layout_reads_while_open(lab, chat, "ul", 3_000, "List the steps") == 0
 
 
 def test_a_loose_ordered_list_streamed_a_few_characters_at_a_time_stays_one_list(lab: Lab) -> None:

@@ -11,7 +11,14 @@ import pytest
 
 from tests.e2e.chat_page import ChatPage, open_chat
 from tests.e2e.lab import Lab
-from tests.e2e.test_streamed_list import SECOND_VIEW, SETUP, drawn_in_one_go, streamed, watched_while_open
+from tests.e2e.test_streamed_list import (
+    SECOND_VIEW,
+    SETUP,
+    drawn_in_one_go,
+    layout_reads_while_open,
+    streamed,
+    watched_while_open,
+)
 from tests.e2e.timeline import style_recalculations, timeline_while
 
 pytestmark = pytest.mark.browser
@@ -62,6 +69,12 @@ def test_a_long_paragraph_is_drawn_piece_by_piece_as_it_streams_stays_when_it_en
     assert ended.evaluate("el => el === window.__blockDrawn")  # the paragraph drawn while open stayed
     assert ended.locator("strong").count() == 160
     assert ended.locator("math").count() == 160
+
+
+def test_a_long_paragraph_streaming_piece_by_piece_times_its_redraws_with_its_layout_done_again_whole(lab: Lab) -> None:
+    # its lines are laid out again whole at each redraw: the work the redraws are held back by
+    chat = open_chat(lab, "timed.ipynb", [SETUP.format(reply=PARAGRAPH, chunks=1500, key="timed"), SECOND_VIEW])
+    assert layout_reads_while_open(lab, chat, "p", 4_000, "Summarise") > 5
 
 
 def test_the_caret_of_a_streaming_reply_goes_with_the_frame_that_draws_its_end(lab: Lab) -> None:

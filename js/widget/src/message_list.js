@@ -832,9 +832,12 @@ class MessageNode {
     this.pending = pending;
     this.renderedContent = pending ? null : this.content;
     let cost = this.stream?.tailCost ?? 0;
-    if (streaming && !pending && this.tailOnly) {
-      // only the open tail was drawn again: the layout it causes (done now, once, instead of later in this frame)
-      // is part of its cost; a long open table, say, costs the page far more to lay out than to render
+    // only the open tail was drawn again: the layout it causes (done now, once, instead of later in this frame) is
+    // part of its cost when that layout is done again at every redraw: a tail drawn anew, a long paragraph's lines. A
+    // long list's (table's) new items are laid out once, like their lexing (not charged either): charging it held a
+    // fast reply's list back 60-120 ms between redraws, and its drawing fell behind the text that had arrived
+    const relaidWhole = !this.openList || this.openList.list.localName === "p";
+    if (streaming && !pending && this.tailOnly && relaidWhole) {
       const layout = performance.now();
       void this.body.offsetHeight;
       cost += performance.now() - layout;
