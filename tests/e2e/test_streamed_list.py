@@ -52,10 +52,13 @@ WATCH = """([root, selector, size]) => {
 
 
 # Counts the times the widget reads the layout of a streaming reply's content (offsetHeight: it times a redraw of the
-# open tail with the layout it causes) while the content's last block (`selector`) holds more than `size` characters.
+# open tail with the layout it causes) while the content's last block (`selector`) holds more than `size` characters;
+# window.__layoutReads.restore() puts the page's own offsetHeight back.
 COUNT_LAYOUT_READS = """([selector, size]) => {
-  const state = window.__layoutReads = { count: 0 };
   const native = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'offsetHeight');
+  const state = window.__layoutReads = {
+    count: 0, restore: () => Object.defineProperty(HTMLElement.prototype, 'offsetHeight', native),
+  };
   Object.defineProperty(HTMLElement.prototype, 'offsetHeight', {
     configurable: true,
     get() {
@@ -75,7 +78,7 @@ def layout_reads_while_open(lab: Lab, chat: ChatPage, selector: str, size: int, 
     chat.send(prompt)
     chat.messages("assistant").last.locator("xpath=self::*[@data-loading='false'][@data-drawn='true']").wait_for(
         timeout=60_000)
-    count: int = lab.page.evaluate("() => window.__layoutReads.count")
+    count: int = lab.page.evaluate("() => (window.__layoutReads.restore(), window.__layoutReads.count)")
     return count
 
 
