@@ -24,9 +24,10 @@ against a reference widget in the same page that renders the final text in one g
 rendering, sanitizing, highlighting and layout of the final text in one task, cold and warm) is printed too, the least
 main-thread work drawing the reply takes.
 Kernel times are time.time(), browser times Date.now(): one machine, one clock. --profile samples the page's functions
-(and prints the hottest, and the widget's own JS time); a sampling profiler slows script down, so the figures to
-compare are those of runs without it. --frames lists the chat's long animation frames around the stream's end (what
-ran in each, and the style and layout it forced) and when each message that draws reached the page.
+(and prints the hottest by self time, by total time near the stream's end, and the widget's own JS time); a sampling
+profiler slows script down, so the figures to compare are those of runs without it. --trace sums the page's main-thread
+timeline events from the cell's start to DOM complete. --frames lists the chat's long animation frames around the
+stream's end (what ran in each, and the style and layout it forced) and when each message that draws reached the page.
 """
 
 from __future__ import annotations
@@ -494,9 +495,11 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     if PROFILE_TOP:
         cdp.send("Profiler.start")
     events: list[dict[str, Any]] = []
+    trace_clock = 0.0
     if TRACE:
         cdp.on("Tracing.dataCollected", lambda data: events.extend(data["value"]))
         cdp.send("Tracing.start", {"categories": "devtools.timeline", "transferMode": "ReportEvents"})
+        trace_clock = trace_clock_mark(lab.page)
     lab.run_cell(run_cell, timeout=300_000)
     # the cell's output is read once the page settled: reading it earlier (Playwright's selector engine walks the
     # whole page, the chat's DOM too) cost the page about 10 ms while the chat still drew the reply's end
@@ -525,7 +528,8 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
             "to_laid_out": laid_out - run["t0"], "laid_out_lag": laid_out - run["t_end"], "frames": state["frames"],
             "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
             "script": spent["ScriptDuration"], "layout": spent["LayoutDuration"] + spent["RecalcStyleDuration"],
-            "tasks": state["tasks"], "growth": state["growth"], "trace": trace_summary(events),
+            "tasks": state["tasks"], "growth": state["growth"],
+            "trace": trace_summary(events, trace_clock, run["t0"], done) if TRACE else [],
             "top_longest": top_functions(profile, since=longest_task(state)[0], until=sum(longest_task(state)),
                                          stopped_at=stopped_at),
             "widget_js": self_time(profile, lambda url: url.startswith("blob:")) if PROFILE_TOP else None,
@@ -533,17 +537,38 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
                             and frame["at"] / 1000 <= max(done, run["t_end"])],
             "top": top_functions(profile),
             "top_end": top_functions(profile, since=run["t_end"] - 0.5, until=max(done, run["t_end"]),
-                                     stopped_at=stopped_at)}
+                                     stopped_at=stopped_at),
+            "top_end_total": top_functions(profile, count=24, since=run["t_end"] - 0.5,
+                                           until=max(done, run["t_end"]), stopped_at=stopped_at, total=True)}
 
 
-def trace_summary(events: list[dict[str, Any]]) -> list[tuple[str, float, int]]:
+TRACE_CLOCK_MARK = "widget-stream-clock"
+
+
+def trace_clock_mark(page: Page) -> float:
+    """Put a mark in the trace and return when it was made (epoch seconds): it maps the trace's clock to the epoch."""
+    at: float = page.evaluate(
+        f"(() => {{ const at = Date.now(); console.timeStamp('{TRACE_CLOCK_MARK}'); return at; }})()")
+    return at / 1000
+
+
+def trace_summary(events: list[dict[str, Any]], clock_mark: float, since: float, until: float
+                  ) -> list[tuple[str, float, int]]:
     """Seconds and count of the renderer main thread's timeline events by name (complete events, nested ones
-    included: a Layout inside a FunctionCall counts in both)."""
+    included: a Layout inside a FunctionCall counts in both) that began between `since` and `until` (epoch seconds:
+    the cell's start and DOM complete, not what the page did after it, such as the reference render's); the trace's
+    clock is mapped to the epoch by the mark made at `clock_mark` (trace_clock_mark)."""
     threads = {(e["pid"], e["tid"]) for e in events if e.get("name") == "thread_name"
                and e.get("args", {}).get("name") == "CrRendererMain"}
+    marks = [e["ts"] for e in events if e.get("name") == "TimeStamp"
+             and e.get("args", {}).get("data", {}).get("message") == TRACE_CLOCK_MARK]
+    if not marks:
+        raise AssertionError("the trace holds no clock mark: its events can't be placed in time")
+    offset = marks[0] / 1e6 - clock_mark
     totals: dict[str, list[float]] = {}
     for event in events:
-        if event.get("ph") == "X" and (event["pid"], event["tid"]) in threads:
+        if (event.get("ph") == "X" and (event["pid"], event["tid"]) in threads
+                and since <= event["ts"] / 1e6 - offset <= until):
             total = totals.setdefault(event["name"], [0.0, 0])
             total[0] += event.get("dur", 0) / 1e6
             total[1] += 1
@@ -557,10 +582,12 @@ def longest_task(state: dict[str, Any]) -> tuple[float, float]:
 
 
 def top_functions(profile: dict[str, Any], count: int = 12, since: float | None = None, until: float | None = None,
-                  stopped_at: float = 0.0) -> list[tuple[str, float]]:
-    """The functions with the most sampled self time (seconds), as "name url:line"; with `since`/`until` (epoch
+                  stopped_at: float = 0.0, total: bool = False) -> list[tuple[str, float]]:
+    """The functions with the most sampled self time (seconds), as "name url:line"; with `total`, the most time in
+    them and what they called (each function once per sample, however deep it recurs); with `since`/`until` (epoch
     seconds) only the samples in that window (the profile's clock is mapped to the epoch by its end, `stopped_at`)."""
     nodes = {node["id"]: node for node in profile["nodes"]}
+    parents = {child: node["id"] for node in profile["nodes"] for child in node.get("children", [])}
     totals: dict[str, float] = {}
     clock = float(profile.get("startTime", 0)) + float((profile.get("timeDeltas") or [0])[0])
     for sample, delta in zip(profile.get("samples", [])[1:], profile.get("timeDeltas", [])[1:], strict=False):
@@ -569,9 +596,15 @@ def top_functions(profile: dict[str, Any], count: int = 12, since: float | None 
             at = stopped_at - (float(profile.get("endTime", clock)) - clock) / 1e6
             if not since <= at <= until:
                 continue
-        frame = nodes[sample]["callFrame"]
-        name = f"{frame.get('functionName') or '(anonymous)'} {frame.get('url', '')[-40:]}:{frame.get('lineNumber')}"
-        totals[name] = totals.get(name, 0.0) + delta / 1e6
+        names: set[str] = set()
+        node_id: int | None = sample
+        while node_id is not None:
+            frame = nodes[node_id]["callFrame"]
+            names.add(f"{frame.get('functionName') or '(anonymous)'} {frame.get('url', '')[-40:]}:"
+                      f"{frame.get('lineNumber')}")
+            node_id = parents.get(node_id) if total else None
+        for name in names:
+            totals[name] = totals.get(name, 0.0) + delta / 1e6
     return sorted(totals.items(), key=lambda item: -item[1])[:count]
 
 
@@ -804,7 +837,7 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
                 print(f"  {stamp - log[0][0]:7.3f} {kind:<10} {size:>8}  {parts}")
     if TRACE:
         for name, row in (("chat", chat), ("bare", bare)):
-            print(f"{name}: main-thread timeline events (s, count): "
+            print(f"{name}: main-thread timeline events from the cell's start to DOM complete (s, count): "
                   + ", ".join(f"{event} {seconds:.3f} ({count})" for event, seconds, count in row["trace"][:14]))
     if FRAMES:
         end = chat["t_end"]
@@ -833,6 +866,9 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
         print("chat: most self time from 0.5 s before the kernel's stream end to DOM complete (s):")
         for name, seconds in chat["top_end"]:
             print(f"  {seconds:7.3f}  {name}")
+        print("chat: most total time (self and callees) from 0.5 s before the kernel's stream end to DOM complete (s):")
+        for name, seconds in chat["top_end_total"]:
+            print(f"  {seconds:7.3f}  {name}")
     for name, ok in checks.items():
         print(f"{'ok  ' if ok else 'FAIL'} {name}")
 
@@ -846,7 +882,8 @@ if __name__ == "__main__":
     parser.add_argument("--traffic", action="store_true",
                         help="also list the chat's kernel→browser messages over 1 KB and what they carry")
     parser.add_argument("--trace", action="store_true",
-                        help="also print the page's main-thread timeline (layout, style, paint, ...) by event")
+                        help="also print the page's main-thread timeline (layout, style, paint, ...) by event, "
+                             "from the cell's start to DOM complete")
     parser.add_argument("--frames", action="store_true",
                         help="also list the chat's long animation frames and message arrivals around the stream's end")
     parser.add_argument("--history", default=None, help="messages the chat holds before the stream: N or N,M,...")
