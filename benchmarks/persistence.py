@@ -8,9 +8,11 @@ machine wall-clock figures mostly measure the neighbours) of:
   Chat from record   building a Chat and restoring the record into it, as a displayed chat does (<= 25 ms)
   streaming autosave one throttled save while a reply streams into the conversation (<= 2 ms at any N)
   boundary autosave  one save at a turn boundary (a user message added: checked, packed, diffed, sent with the
-                     transcript) — the same at any N
+                     transcript); what grows with N runs at C speed (one deep comparison of the settled messages
+                     with their copy, a count of the messages the transcript shows): a few ms at 5,000
   whole turn         a turn of a displayed chat on the kernel's loop (send, streamed reply, its boundaries, view
-                     patches and notebook writes), per turn
+                     patches and notebook writes), per turn; it grows with N, as the request does: the whole history
+                     is prepared for the provider (history rules, context budget) at each request
   view of a turn     the part of that turn the view stream spends (snapshots, view patches, deltas): the latest
                      turn's views plus one deep comparison of the settled messages per snapshot (C speed, ~1 ms
                      at 5,000 on a quiet machine), the only part that grows with N
