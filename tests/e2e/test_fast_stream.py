@@ -1,11 +1,13 @@
 """A reply that arrives faster than it can be drawn shows its newest text first (js/widget/src/streaming_markdown.js
 `ahead`, skipped_blocks.js): the blocks far behind its end are drawn later, in their place, without moving what the
-reader sees (above a reader who follows the reply, laid out later still: unlaid_blocks.js), and the reply ends drawn
+reader sees (above a reader who follows the reply, laid out later still: unlaid_blocks.js; while they wait, its newest
+text is redrawn about every BEHIND_MS, not at every frame), and the reply ends drawn
 exactly as one that was drawn block by block — in a real JupyterLab."""
 
 from __future__ import annotations
 
 import itertools
+import statistics
 
 import pytest
 from playwright.sync_api import Locator
@@ -165,6 +167,64 @@ def test_the_blocks_a_fast_reply_skipped_are_drawn_while_it_still_streams(lab: L
     assert list_end <= 24  # the reader who followed the reply is still at its end
     chat.root.locator("[data-action=stop]").click()
     chat.wait_state("aborted")
+
+
+BEHIND_SECTIONS = 1200
+BEHIND_REPLY = "".join(
+    f"## Section {n}\n\nParagraph {n} with **bold** and `code`, the quick brown fox jumps over the lazy dog.\n\n"
+    f"| column | value |\n|---|---|\n| a{n} | {n * 3} |\n\n"
+    for n in range(1, BEHIND_SECTIONS + 1)
+)
+BEHIND_SETUP = f"""
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+chat = Chat(ScriptedProvider().text({BEHIND_REPLY!r}, chunks=90, delay=0.01), key="behind")
+chat
+"""
+BEHIND_MS = 100  # message_list.js
+
+# A page that draws the blocks a reply skipped slowly (15 ms each slice: a busy machine), noting after each change of
+# the reply's body when it changed, the newest section drawn (a section drawn at the reply's end raises it; skipped
+# blocks are older) and whether skipped blocks wait (their markers, empty comments, in the body).
+SLOW_SKIPPED = """root => {
+  const after = Comment.prototype.after;
+  Comment.prototype.after = function (...nodes) {
+    const until = performance.now() + 15;
+    while (performance.now() < until);
+    return after.apply(this, nodes);
+  };
+  const state = window.__behind = { changes: [] };
+  let newest = 0;
+  new MutationObserver(() => {
+    const body = [...root.querySelectorAll('.nbc-message[data-role=assistant] .nbc-content')].pop();
+    if (!body) return;
+    for (const h of body.querySelectorAll(':scope > h2')) {
+      newest = Math.max(newest, Number(h.textContent.split(' ')[1]));
+    }
+    const waiting = [...body.childNodes].some((node) => node.nodeType === Node.COMMENT_NODE);
+    const reply = body.closest('.nbc-message');
+    state.changes.push({ at: performance.now(), newest, waiting, streaming: reply.dataset.loading === 'true' });
+  }).observe(root, { childList: true, subtree: true });
+}"""
+
+
+def test_a_reply_that_outruns_drawing_redraws_its_newest_text_about_every_behind_ms_while_skipped_blocks_wait(
+        lab: Lab) -> None:
+    chat = open_chat(lab, "behind.ipynb", [BEHIND_SETUP])
+    lab.page.evaluate(SLOW_SKIPPED, chat.root.element_handle())
+    chat.send("Write the report")
+    chat.wait_state("completed")
+    changes = lab.page.evaluate("() => window.__behind.changes")
+    # the frames that drew newer text at the reply's end, and whether blocks waited from each until the next
+    draws = [i for i, change in enumerate(changes) if change["newest"] > (changes[i - 1]["newest"] if i else 0)]
+    held = [changes[b]["at"] - changes[a]["at"] for a, b in itertools.pairwise(draws)
+            if changes[b]["streaming"] and all(change["waiting"] for change in changes[a:b])]
+    assert len(held) >= 3, (len(draws), held)  # the reply did outrun drawing, again and again
+    # the frames between drew older blocks (15 ms each here) instead of the newest text at every frame (about every
+    # 50 ms on this page); the rest of a delta too big for one frame is drawn in the next one at once
+    assert statistics.median(held) >= 0.9 * BEHIND_MS, held
+    assert chat.messages("assistant").last.locator(".nbc-content > h2").count() == BEHIND_SECTIONS
 
 
 # Animation frames four times a second (a page whose frames come late: a busy machine, a slow compositor), counting the

@@ -41,6 +41,10 @@ export const AHEAD_CHARS = 1_200;
 /** Main-thread time a frame spends on a fast reply's skipped blocks once its live text is drawn (not in view), when
  * the reader left the reply's end. */
 export const SKIPPED_BUDGET_MS = 16;
+/** While blocks a streaming reply skipped wait, its live text is drawn at most this often: the frames between draw
+ * the skipped blocks instead (above a reader who follows the reply, without their layout), not the layout and paint of
+ * text the next delta pushes out of view. */
+export const BEHIND_MS = 100;
 /** Main-thread time one task spends on the skipped blocks of a reply whose reader follows it, once it ended (tasks
  * back to back between the frames: catchUp). */
 export const CATCH_UP_MS = 40;
@@ -352,6 +356,8 @@ class MessageNode {
     this.reasoning = "";
     this.renderedContent = null;
     this.lastRender = 0;
+    /** the last frame left the live text for a later one (renderLive) */
+    this.liveHeld = false;
     /** milliseconds an open-tail redraw costs (see render) */
     this.tailCost = 0;
     this.lastTailCost = 0;
@@ -748,8 +754,9 @@ class MessageNode {
   /**
    * Draw the blocks a fast stream skipped: those in the reader's view at once (within the frame's first
    * FILL_BUDGET_MS, while they are in view), the others in what is left of SKIPPED_BUDGET_MS once the live text is
-   * drawn, newest first (while the reply streams too: waiting for its end left most of the reply to draw after it);
-   * once the reply ended, those above a reader who follows it in tasks between the frames (catchUp).
+   * drawn (or held for a later frame: renderLive), newest first (while the reply streams too: waiting for its end
+   * left most of the reply to draw after it); once the reply ended, those above a reader who follows it in tasks
+   * between the frames (catchUp).
    * @param {number} now when the frame's work began @param {boolean} live the live text is drawn
    */
   drawSkipped(now, live) {
@@ -758,7 +765,7 @@ class MessageNode {
     if (near()) {
       do this.skipped.drawNext((nodes) => this.enhanced(nodes), list, this.hooks.shifted, VIEW_SLICE_CHARS);
       while (this.skipped.pending && performance.now() - now < FILL_BUDGET_MS && near());
-    } else if (live) {
+    } else if (live || this.liveHeld) {
       // a reader who follows the reply is put back at its end once, not kept in place after every slice; what is
       // drawn above that reader is laid out later, in idle time
       const following = this.hooks.following?.() ?? false;
@@ -817,10 +824,13 @@ class MessageNode {
     // Redrawing the open tail is the only work done again at every frame (finished blocks are drawn once): when it
     // is slow (a long open paragraph, list or table), it waits three times its cost, so repeated work stays within
     // a quarter of the time however long the tail grows. The cost is the smaller of the last two (a one-off, such
-    // as the first formula loading KaTeX, does not hold the stream back). The rest of a big delta, and a message
-    // that stopped streaming, draw at once.
+    // as the first formula loading KaTeX, does not hold the stream back). While blocks the reply skipped wait (it
+    // outruns drawing), it waits at least BEHIND_MS, its frames drawing them (drawSkipped). The rest of a big delta,
+    // and a message that stopped streaming, draw at once.
     const streaming = this.el.dataset.loading === "true";
-    if (!this.pending && streaming && now - this.lastRender < this.tailCost * 3) return false;
+    const wait = Math.max(this.tailCost * 3, this.skipped.pending ? BEHIND_MS : 0);
+    this.liveHeld = !this.pending && streaming && now - this.lastRender < wait;
+    if (this.liveHeld) return false;
     let pending = false;
     if (this.el.dataset.role === "user") {
       this.body.textContent = this.content;
