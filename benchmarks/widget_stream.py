@@ -27,12 +27,15 @@ Kernel times are time.time(), browser times Date.now(): one machine, one clock. 
 (and prints the hottest by self time, by total time near the stream's end, and the widget's own JS time); a sampling
 profiler slows script down, so the figures to compare are those of runs without it. --trace sums the page's main-thread
 timeline events from the cell's start to DOM complete. --frames lists the chat's long animation frames around the
-stream's end (what ran in each, and the style and layout it forced) and when each message that draws reached the page.
+stream's end (what ran in each, and the style and layout it forced), and when each message that draws reached the page
+and when it reached a second client of the kernel's websocket, one that does nothing else (what more the page took
+was its main thread's).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import inspect
 import json
 import re
@@ -40,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -52,6 +56,7 @@ if __name__ == "__main__":
     ensure_browser_tools()  # .venv and chromium, from a clean clone
 
 from playwright.sync_api import Page, sync_playwright
+from tornado.websocket import websocket_connect
 
 from tests.e2e.chat_page import DRAWN_HTML
 from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
@@ -490,6 +495,7 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
     lab.page.evaluate("window.__benchArrivals.length = 0")
     if FRAMES:
         lab.page.evaluate("window.__benchFrames.length = 0")
+    observer = KernelObserver(lab) if FRAMES else None
     cdp.send("Performance.enable")
     before = metrics(cdp)
     if PROFILE_TOP:
@@ -529,6 +535,7 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
             "busy": state["busy"] / 1000, "longest": state["longest"] / 1000,
             "script": spent["ScriptDuration"], "layout": spent["LayoutDuration"] + spent["RecalcStyleDuration"],
             "tasks": state["tasks"], "growth": state["growth"],
+            "observed": observer.close() if observer else {},
             "trace": trace_summary(events, trace_clock, run["t0"], done) if TRACE else [],
             "top_longest": top_functions(profile, since=longest_task(state)[0], until=sum(longest_task(state)),
                                          stopped_at=stopped_at),
@@ -540,6 +547,39 @@ def measure(lab: Lab, run_cell: int, show_cell: int, selector: str) -> dict[str,
                                      stopped_at=stopped_at),
             "top_end_total": top_functions(profile, count=24, since=run["t_end"] - 0.5,
                                            until=max(done, run["t_end"]), stopped_at=stopped_at, total=True)}
+
+
+class KernelObserver:
+    """A second websocket on the kernel's channels, with a thread of its own that does nothing else: when each message
+    the benchmark sent reached a client whose main thread is free (the kernel's and the server's share of the page's
+    delivery)."""
+
+    def __init__(self, lab: Lab) -> None:
+        self.arrivals: dict[float, float] = {}
+        kernel = lab.server.api("GET", "/api/kernels")[0]["id"]
+        self.url = f"{lab.server.url.replace('http', 'ws', 1)}/api/kernels/{kernel}/channels?token={lab.server.token}"
+        self.loop = asyncio.new_event_loop()
+        self.connected = threading.Event()
+        self.connection: Any = None
+        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(self.observe(),), daemon=True)
+        self.thread.start()
+        if not self.connected.wait(10):
+            raise RuntimeError(f"no second websocket on {self.url}")
+
+    async def observe(self) -> None:
+        self.connection = await websocket_connect(self.url)
+        self.connected.set()
+        while (message := await self.connection.read_message()) is not None:
+            text = message if isinstance(message, str) else message.decode("utf-8", "replace")
+            sent = re.search(r'"sent_at": ?([0-9.]+)', text)
+            if sent:
+                self.arrivals[round(float(sent.group(1)), 3)] = time.time()
+
+    def close(self) -> dict[float, float]:
+        """Stop observing; the kernel's send time (rounded to the millisecond) of each message -> when it arrived."""
+        self.loop.call_soon_threadsafe(self.connection.close)
+        self.thread.join(10)
+        return self.arrivals
 
 
 TRACE_CLOCK_MARK = "widget-stream-clock"
@@ -845,7 +885,11 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
               "s after the stream end:")
         for arrived, kind, after_send in chat["arrivals"]:
             if end - 0.3 <= arrived <= chat["dom_done"]:
-                print(f"  {arrived - end:+.3f}  {kind} arrived ({after_send * 1000:.0f} ms after the kernel sent it)")
+                observed = chat["observed"].get(round(arrived - after_send, 3))
+                elsewhere = "" if observed is None else (
+                    f"; a second client had it {(observed - arrived + after_send) * 1000:.0f} ms after it")
+                print(f"  {arrived - end:+.3f}  {kind} arrived ({after_send * 1000:.0f} ms after the kernel sent it"
+                      f"{elsewhere})")
         for frame in chat["long_frames"]:
             scripts = ", ".join(f"{script['invoker'] or '?'} {script['duration']:.0f} ms (forced style and layout "
                                 f"{script['forced']:.0f})" for script in frame["scripts"])
