@@ -1,13 +1,14 @@
 """A long list streams item by item (js/widget/src/streaming_markdown.js): while it is open, each finished item is
 drawn once into the list and only its last item is drawn again each frame, and it ends drawn exactly as the reply
-drawn in one go; a loose ordered list whose next marker arrives after a blank line stays one list — in a real
-JupyterLab."""
+drawn in one go; items a fast reply brings by the hundred above a reader who follows it are laid out later
+(unlaid_blocks.js), its newest at once, but an ordered list's all at once (their numbers); a loose ordered list whose
+next marker arrives after a blank line stays one list — in a real JupyterLab."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.chat_page import DRAWN_HTML, ChatPage, open_chat
+from tests.e2e.chat_page import DRAWN_HTML, GATED, IDLE_TIME_BACK, NO_IDLE_TIME, ChatPage, open_chat
 from tests.e2e.lab import Lab
 
 pytestmark = pytest.mark.browser
@@ -26,6 +27,30 @@ chat = Chat(ScriptedProvider().text({reply!r}, chunks={chunks}, delay=0.004), ke
 chat
 """
 SECOND_VIEW = "chat"
+FAST_ITEMS = 400
+HELD_SETUP = """
+from notebook_chat import Chat
+from notebook_chat.testing import ScriptedProvider
+
+provider = Gated(ScriptedProvider().text({reply!r}, chunks=2), 0)
+chat = Chat(provider, key={key!r})
+chat
+"""
+
+# The list's distance from its end, the reply's items put in without their layout and those with no box at all, and
+# whether its last item and the items just above it are laid out and in the list's box.
+ITEMS_VIEW = """list => {
+  const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+  const items = [...reply.querySelectorAll('.nbc-content > ul > li, .nbc-content > ol > li')];
+  const box = list.getBoundingClientRect();
+  const last = items[items.length - 1].getBoundingClientRect();
+  return { fromEnd: list.scrollHeight - list.scrollTop - list.clientHeight,
+           items: items.length,
+           unlaid: items.filter((item) => item.classList.contains('nbc-unlaid')).length,
+           boxless: items.filter((item) => item.getClientRects().length === 0).length,
+           lastInView: last.height > 0 && last.top >= box.top && last.bottom <= box.bottom + 1,
+           newestLaidOut: items.slice(-20).every((item) => item.getClientRects().length > 0) };
+}"""
 
 # Per frame while the reply streams: once its open block (`selector` in its content: a list, a table's body, a
 # paragraph) holds more than `size` characters, whether it is still the same element with the same first node (what
@@ -141,3 +166,53 @@ def test_a_loose_ordered_list_streamed_a_few_characters_at_a_time_stays_one_list
     assert reply.locator(".nbc-content > ol").count() == 1  # not one list per item
     assert reply.locator(".nbc-content > ol > li").count() == 12
     assert html == drawn_in_one_go(lab)
+
+
+def held_fast_list(lab: Lab, marker: str, key: str) -> ChatPage:
+    """A fast reply whose list of FAST_ITEMS items came in two deltas of about 200, holding (still streaming) on its
+    last item, the page having no idle time. `marker` is "-" or "1." (every item numbered 1.: markdown counts them)."""
+    items = "".join(f"{marker} item {n} with **bold**, `code {n}` and a [link](https://example.com/{n})\n"
+                    for n in range(1, FAST_ITEMS))
+    reply = f"Steps:\n\n{items}{marker} Paragraph 1: the reply holds here.\n"
+    chat = open_chat(lab, f"{key}.ipynb", [GATED + HELD_SETUP.format(reply=reply, key=key), SECOND_VIEW])
+    lab.page.evaluate(NO_IDLE_TIME)
+    chat.send("List the steps")
+    held = chat.messages("assistant").last
+    held.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
+    assert held.get_attribute("data-loading") == "true"
+    return chat
+
+
+def test_items_a_fast_reply_brings_by_the_hundred_show_the_newest_first_and_lay_out_the_rest_later(lab: Lab) -> None:
+    chat = held_fast_list(lab, "-", "fast-list")
+    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW)
+    assert view["items"] == FAST_ITEMS
+    assert view["unlaid"] > 100, view  # most items of each delta wait for their layout...
+    assert view["boxless"] == view["unlaid"], view  # ...not styled, laid out or painted
+    assert view["newestLaidOut"], view  # the reader sees the newest items at once
+    assert view["lastInView"], view
+    assert view["fromEnd"] <= 24, view
+    lab.page.evaluate(IDLE_TIME_BACK)
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
+    html = streamed(chat)  # drawn: every item laid out (in idle time), the reader still at the end
+    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW)
+    assert view["unlaid"] == 0, view
+    assert view["boxless"] == 0, view
+    assert view["fromEnd"] <= 24, view
+    assert html == drawn_in_one_go(lab)
+
+
+def test_an_ordered_list_a_fast_reply_brings_by_the_hundred_lays_out_every_item_at_once_so_its_numbers_hold(
+    lab: Lab,
+) -> None:
+    # an item without its layout has no number: the items after it would show numbers one too low until it is laid out
+    chat = held_fast_list(lab, "1.", "fast-numbers")
+    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW)
+    assert view["items"] == FAST_ITEMS
+    assert view["unlaid"] == 0, view
+    assert view["boxless"] == 0, view
+    assert view["lastInView"], view
+    lab.page.evaluate(IDLE_TIME_BACK)
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")

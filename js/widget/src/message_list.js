@@ -57,8 +57,8 @@ export const GAP_SLACK_MS = 4;
  * (unlaid_blocks.js); while it streams, they are laid out only in idle periods of at least MIN_LAYOUT_MS. */
 export const LAYOUT_SLICE_MS = 40;
 export const MIN_LAYOUT_MS = 10;
-/** Rows of a long table that fill a view (tall rows fill it with fewer): the newest rows drawn with their layout when
- * a fast reply brings many at once (deferRowsAboveView). */
+/** Rows of a long table or items of a list that fill a view (tall ones fill it with fewer): the newest drawn with their
+ * layout when a fast reply brings many at once (deferItemsAboveView). */
 export const VIEW_ROWS = 60;
 /** Main-thread time one step may spend lexing a long message that arrived whole (long_message.js). */
 export const LEX_BUDGET_MS = 24;
@@ -1015,7 +1015,7 @@ class MessageNode {
     for (; drawn.pieces < open.pieces.length; drawn.pieces += 1) {
       fresh.push(this.enhanced(sanitizeInside(tag, open.pieces[drawn.pieces])));
     }
-    if (tag === "tbody") this.deferRowsAboveView(fresh);
+    if (tag === "tbody" || tag === "ul") this.deferItemsAboveView(fresh);
     drawn.list.append(...fresh);
     const rest = this.enhanced(sanitizeInside(tag, open.open));
     drawn.rest = [...rest.childNodes];
@@ -1023,15 +1023,17 @@ class MessageNode {
   }
 
   /**
-   * Rows of a long table that a fast reply brought at once, more than fill the view, above a reader who follows it:
-   * all but the last VIEW_ROWS are put in without their layout, laid out in idle time (a table lays out every new row
-   * with the whole table: hundreds at once took a frame of 0.1-0.3 s). @param {DocumentFragment[]} fragments
+   * Rows of a long table, or items of a bulleted list, that a fast reply brought at once, more than fill the view, above
+   * a reader who follows it: all but the last VIEW_ROWS are put in without their layout, laid out in idle time (a table
+   * lays out every new row with the whole table: hundreds at once took a frame of 0.1-0.3 s; a hundred list items,
+   * 30-56 ms). Not an ordered list's: an item without its box has no number, the items after it would count wrong.
+   * @param {DocumentFragment[]} fragments
    */
-  deferRowsAboveView(fragments) {
+  deferItemsAboveView(fragments) {
     const list = this.el.parentElement;
     if (!this.streamed || !list || !(this.hooks.following?.() ?? false)) return;
-    const rows = fragments.flatMap((nodes) => [...nodes.children]);
-    if (rows.length > VIEW_ROWS) this.unlaid.add(rows.slice(0, rows.length - VIEW_ROWS), list);
+    const items = fragments.flatMap((nodes) => [...nodes.children]);
+    if (items.length > VIEW_ROWS) this.unlaid.add(items.slice(0, items.length - VIEW_ROWS), list);
   }
 
   /** Sanitized nodes with their code blocks highlighted and given toolbars. @param {DocumentFragment} nodes */
