@@ -37,11 +37,13 @@ chat = Chat(provider, key={key!r})
 chat
 """
 
-# The list's distance from its end, the reply's items put in without their layout and those with no box at all, and
-# whether its last item and the items just above it are laid out and in the list's box.
-ITEMS_VIEW = """list => {
+
+# The list's distance from its end, how many of the last reply's items (`selector` in it: a list's items, a table's
+# rows) there are, put in without their layout and with no box at all, and whether its last item and the 20 just above
+# it are laid out and in the list's box.
+ITEMS_VIEW = """(list, selector) => {
   const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
-  const items = [...reply.querySelectorAll('.nbc-content > ul > li, .nbc-content > ol > li')];
+  const items = [...reply.querySelectorAll(selector)];
   const box = list.getBoundingClientRect();
   const last = items[items.length - 1].getBoundingClientRect();
   return { fromEnd: list.scrollHeight - list.scrollTop - list.clientHeight,
@@ -51,6 +53,7 @@ ITEMS_VIEW = """list => {
            lastInView: last.height > 0 && last.top >= box.top && last.bottom <= box.bottom + 1,
            newestLaidOut: items.slice(-20).every((item) => item.getClientRects().length > 0) };
 }"""
+LIST_ITEMS = ".nbc-content > ul > li, .nbc-content > ol > li"
 
 # Per frame while the reply streams: once its open block (`selector` in its content: a list, a table's body, a
 # paragraph) holds more than `size` characters, whether it is still the same element with the same first node (what
@@ -168,25 +171,33 @@ def test_a_loose_ordered_list_streamed_a_few_characters_at_a_time_stays_one_list
     assert html == drawn_in_one_go(lab)
 
 
-def held_fast_list(lab: Lab, marker: str, key: str) -> ChatPage:
-    """A fast reply whose list of FAST_ITEMS items came in two deltas of about 200, holding (still streaming) on its
-    last item, the page having no idle time. `marker` is "-" or "1." (every item numbered 1.: markdown counts them)."""
-    items = "".join(f"{marker} item {n} with **bold**, `code {n}` and a [link](https://example.com/{n})\n"
-                    for n in range(1, FAST_ITEMS))
-    reply = f"Steps:\n\n{items}{marker} Paragraph 1: the reply holds here.\n"
+def held_fast_reply(lab: Lab, reply: str, key: str, request: str) -> ChatPage:
+    """A fast reply (two deltas) holding, still streaming, once "Paragraph 1:" begins (its last line), the page having
+    no idle time."""
     chat = open_chat(lab, f"{key}.ipynb", [GATED + HELD_SETUP.format(reply=reply, key=key), SECOND_VIEW])
     lab.page.evaluate(NO_IDLE_TIME)
-    chat.send("List the steps")
+    chat.send(request)
     held = chat.messages("assistant").last
     held.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
     assert held.get_attribute("data-loading") == "true"
     return chat
 
 
-def test_items_a_fast_reply_brings_by_the_hundred_show_the_newest_first_and_lay_out_the_rest_later(lab: Lab) -> None:
-    chat = held_fast_list(lab, "-", "fast-list")
-    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW)
-    assert view["items"] == FAST_ITEMS
+def held_fast_list(lab: Lab, marker: str, key: str) -> ChatPage:
+    """A held fast reply whose list of FAST_ITEMS items came in two deltas of about 200. `marker` is "-" or "1."
+    (every item numbered 1.: markdown counts them)."""
+    items = "".join(f"{marker} item {n} with **bold**, `code {n}` and a [link](https://example.com/{n})\n"
+                    for n in range(1, FAST_ITEMS))
+    reply = f"Steps:\n\n{items}{marker} Paragraph 1: the reply holds here.\n"
+    return held_fast_reply(lab, reply, key, "List the steps")
+
+
+def check_newest_shown_first_and_the_rest_laid_out_later(lab: Lab, chat: ChatPage, items: str, count: int) -> None:
+    """A held fast reply (`items` in it: a list's items, a table's rows; `count` of them): the newest laid out and in
+    view, most of the rest without a box until the page has idle time again; then, stopped, all of them laid out,
+    the reader still at the end, and the reply drawn as in one go."""
+    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW, items)
+    assert view["items"] == count
     assert view["unlaid"] > 100, view  # most items of each delta wait for their layout...
     assert view["boxless"] == view["unlaid"], view  # ...not styled, laid out or painted
     assert view["newestLaidOut"], view  # the reader sees the newest items at once
@@ -196,11 +207,16 @@ def test_items_a_fast_reply_brings_by_the_hundred_show_the_newest_first_and_lay_
     chat.root.locator("[data-action=stop]").click()
     chat.wait_state("aborted")
     html = streamed(chat)  # drawn: every item laid out (in idle time), the reader still at the end
-    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW)
+    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW, items)
     assert view["unlaid"] == 0, view
     assert view["boxless"] == 0, view
     assert view["fromEnd"] <= 24, view
     assert html == drawn_in_one_go(lab)
+
+
+def test_items_a_fast_reply_brings_by_the_hundred_show_the_newest_first_and_lay_out_the_rest_later(lab: Lab) -> None:
+    chat = held_fast_list(lab, "-", "fast-list")
+    check_newest_shown_first_and_the_rest_laid_out_later(lab, chat, LIST_ITEMS, FAST_ITEMS)
 
 
 def test_an_ordered_list_a_fast_reply_brings_by_the_hundred_lays_out_every_item_at_once_so_its_numbers_hold(
@@ -208,7 +224,7 @@ def test_an_ordered_list_a_fast_reply_brings_by_the_hundred_lays_out_every_item_
 ) -> None:
     # an item without its layout has no number: the items after it would show numbers one too low until it is laid out
     chat = held_fast_list(lab, "1.", "fast-numbers")
-    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW)
+    view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW, LIST_ITEMS)
     assert view["items"] == FAST_ITEMS
     assert view["unlaid"] == 0, view
     assert view["boxless"] == 0, view

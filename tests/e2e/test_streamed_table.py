@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.chat_page import GATED, IDLE_TIME_BACK, NO_IDLE_TIME, ChatPage, open_chat
+from tests.e2e.chat_page import IDLE_TIME_BACK, ChatPage, open_chat
 from tests.e2e.lab import Lab
-from tests.e2e.test_streamed_list import drawn_in_one_go, streamed, watched_while_open
+from tests.e2e.test_streamed_list import (
+    ITEMS_VIEW,
+    check_newest_shown_first_and_the_rest_laid_out_later,
+    drawn_in_one_go,
+    held_fast_reply,
+    streamed,
+    watched_while_open,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -27,29 +34,7 @@ chat = Chat(ScriptedProvider().text({reply!r}, chunks=1500, delay=0.004), key="t
 chat
 """
 SECOND_VIEW = "chat"
-HELD_SETUP = GATED + f"""
-from notebook_chat import Chat
-from notebook_chat.testing import ScriptedProvider
-
-provider = Gated(ScriptedProvider().text({"Results:" + chr(10) * 2 + TABLE + LAST_ROW!r}, chunks=2), 0)
-chat = Chat(provider, key="held-table")
-chat
-"""
-
-# The list's distance from its end, the reply's rows put in without their layout and those with no box at all, and
-# whether its last row and the rows just above it are laid out and in the list's box.
-VIEW = """list => {
-  const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
-  const rows = [...reply.querySelectorAll('.nbc-content tbody > tr')];
-  const box = list.getBoundingClientRect();
-  const last = rows[rows.length - 1].getBoundingClientRect();
-  return { fromEnd: list.scrollHeight - list.scrollTop - list.clientHeight,
-           rows: rows.length,
-           unlaid: rows.filter((row) => row.classList.contains('nbc-unlaid')).length,
-           boxless: rows.filter((row) => row.getClientRects().length === 0).length,
-           lastInView: last.height > 0 && last.top >= box.top && last.bottom <= box.bottom + 1,
-           newestLaidOut: rows.slice(-20).every((row) => row.getClientRects().length > 0) };
-}"""
+TABLE_ROWS = ".nbc-content tbody > tr"
 
 
 def test_a_long_table_is_drawn_row_by_row_as_it_streams_stays_when_it_ends_and_equals_one_render(lab: Lab) -> None:
@@ -67,38 +52,17 @@ def test_a_long_table_is_drawn_row_by_row_as_it_streams_stays_when_it_ends_and_e
 def held_with_rows_unlaid(lab: Lab) -> ChatPage:
     """A fast reply whose table came in two deltas of about 200 rows, holding (still streaming) on its last row, the
     page having no idle time: the rows above the reader's view are not laid out yet."""
-    chat = open_chat(lab, "held-table.ipynb", [HELD_SETUP, SECOND_VIEW])
-    lab.page.evaluate(NO_IDLE_TIME)
-    chat.send("Tabulate the steps")
-    reply = chat.messages("assistant").last
-    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=30_000)
-    assert reply.get_attribute("data-loading") == "true"
-    return chat
+    return held_fast_reply(lab, "Results:\n\n" + TABLE + LAST_ROW, "held-table", "Tabulate the steps")
 
 
 def test_rows_a_fast_reply_brings_by_the_hundred_show_the_newest_first_and_lay_out_the_rest_later(lab: Lab) -> None:
     chat = held_with_rows_unlaid(lab)
-    view = chat.root.locator(".nbc-messages").evaluate(VIEW)
-    assert view["rows"] == ROWS
-    assert view["unlaid"] > 100, view  # most rows of each delta wait for their layout...
-    assert view["boxless"] == view["unlaid"], view  # ...not styled, laid out or painted
-    assert view["newestLaidOut"], view  # the reader sees the newest rows at once
-    assert view["lastInView"], view
-    assert view["fromEnd"] <= 24, view
-    lab.page.evaluate(IDLE_TIME_BACK)
-    chat.root.locator("[data-action=stop]").click()
-    chat.wait_state("aborted")
-    html = streamed(chat)  # drawn: every row laid out (in idle time), the reader still at the end
-    view = chat.root.locator(".nbc-messages").evaluate(VIEW)
-    assert view["unlaid"] == 0, view
-    assert view["boxless"] == 0, view
-    assert view["fromEnd"] <= 24, view
-    assert html == drawn_in_one_go(lab)
+    check_newest_shown_first_and_the_rest_laid_out_later(lab, chat, TABLE_ROWS, ROWS)
 
 
 def test_a_reader_who_scrolls_up_a_fast_table_finds_every_row_laid_out(lab: Lab) -> None:
     chat = held_with_rows_unlaid(lab)
-    assert chat.root.locator(".nbc-messages").evaluate(VIEW)["unlaid"] > 100
+    assert chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW, TABLE_ROWS)["unlaid"] > 100
     chat.messages("assistant").last.get_by_text("Paragraph 1: the reply holds here.").hover()
     lab.page.mouse.wheel(0, -3_000)
     messages = chat.root.locator(".nbc-messages")
@@ -106,7 +70,7 @@ def test_a_reader_who_scrolls_up_a_fast_table_finds_every_row_laid_out(lab: Lab)
         let top = list.scrollTop;
         const look = () => list.scrollTop === top ? done(true) : (top = list.scrollTop, setTimeout(look, 100));
         setTimeout(look, 100); })""")
-    view = messages.evaluate(VIEW)
+    view = messages.evaluate(ITEMS_VIEW, TABLE_ROWS)
     assert view["unlaid"] == 0, view
     assert view["boxless"] == 0, view
     assert 2_000 <= view["fromEnd"] <= 4_000, view  # 3,000 px above the end, among rows laid out before the scroll
