@@ -739,7 +739,10 @@ class MessageNode {
     const following = this.hooks.following?.() ?? false;
     if (this.disposed || this.catchingUp || !following || this.el.dataset.loading !== "true") return "notFollowing";
     const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list);
-    while (this.skipped.pending && !this.skipped.nearView(list, true)) {
+    // what is drawn here has no box: the view's distance from the blocks left to draw stays as it was measured once
+    // (measured again after every slice, it made the page lay out again after each)
+    if (this.skipped.nearView(list, true)) return "nearView";
+    while (this.skipped.pending) {
       if (!hasTime()) return "timeUp";
       this.skipped.drawNext((nodes) => this.enhanced(nodes), null, this.hooks.shifted, VIEW_SLICE_CHARS, defer);
     }

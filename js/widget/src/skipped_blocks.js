@@ -4,6 +4,7 @@
 // time, put in its place without moving what the reader sees. Rendered separately, top-level blocks give the HTML of
 // one whole render, so once every run is drawn the body is what drawing each block at once would have made.
 import { renderMarkdownFragment } from "./markdown.js";
+import { isUnlaid } from "./unlaid_blocks.js";
 
 /** Characters of markdown rendered per slice (a slice ends at a block's end, so it may hold more). */
 export const SLICE_CHARS = 4_000;
@@ -52,8 +53,11 @@ export class SkippedBlocks {
    */
   place(run) {
     let after = run.marker.nextSibling;
-    // the first element with a box (blocks put in without their layout have none: unlaid_blocks.js)
-    while (after && !(after instanceof Element && after.getClientRects().length > 0)) after = after.nextSibling;
+    // the first element with a box (blocks put in without their layout have none, and are passed without asking the
+    // page, which would lay it out: unlaid_blocks.js)
+    while (after && !(after instanceof Element && !isUnlaid(after) && after.getClientRects().length > 0)) {
+      after = after.nextSibling;
+    }
     const anchor = after;
     return () => (anchor ?? this.body).getBoundingClientRect()[anchor ? "top" : "bottom"];
   }

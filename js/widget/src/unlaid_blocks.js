@@ -128,6 +128,11 @@ function scrollOnMainThread(list, event) {
 /** Pixels a wheel's line is (browsers scroll about 40 px a line). */
 const LINE_PX = 40;
 
+/** Whether `el` was put in without its layout (it has no box). @param {Element} el */
+export function isUnlaid(el) {
+  return el.classList.contains(UNLAID);
+}
+
 /** @param {Element} el */
 function show(el) {
   el.classList.remove(UNLAID);
