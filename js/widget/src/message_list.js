@@ -1018,7 +1018,7 @@ class MessageNode {
     for (; drawn.pieces < open.pieces.length; drawn.pieces += 1) {
       fresh.push(this.enhanced(sanitizeInside(tag, open.pieces[drawn.pieces])));
     }
-    if (tag === "tbody" || tag === "ul") this.deferItemsAboveView(fresh);
+    if (tag === "tbody" || tag === "ul" || tag === "blockquote") this.deferItemsAboveView(fresh);
     drawn.list.append(...fresh);
     const rest = this.enhanced(sanitizeInside(tag, open.open));
     drawn.rest = [...rest.childNodes];
@@ -1026,10 +1026,11 @@ class MessageNode {
   }
 
   /**
-   * Rows of a long table, or items of a bulleted list, that a fast reply brought at once, more than fill the view, above
-   * a reader who follows it: all but the last VIEW_ROWS are put in without their layout, laid out in idle time (a table
-   * lays out every new row with the whole table: hundreds at once took a frame of 0.1-0.3 s; a hundred list items,
-   * 30-56 ms). Not an ordered list's: an item without its box has no number, the items after it would count wrong.
+   * Rows of a long table, items of a bulleted list or blocks of a quote, that a fast reply brought at once, more than
+   * fill the view, above a reader who follows it: all but the last VIEW_ROWS are put in without their layout, laid out
+   * in idle time (a table lays out every new row with the whole table: hundreds at once took a frame of 0.1-0.3 s; a
+   * hundred list items, 30-56 ms). Not an ordered list's: an item without its box has no number, the items after it
+   * would count wrong.
    * @param {DocumentFragment[]} fragments
    */
   deferItemsAboveView(fragments) {

@@ -3,12 +3,15 @@
 // runs as many per frame as the frame's time allows, the rest in the next frames).
 //
 // The text splits into finished top-level blocks and an open tail. Each frame lexes the tail only: every token
-// before its last non-blank token is finished (a later token proves the block ended; markdown blocks never
-// reopen), is rendered once and kept; the rest stays open and is rendered again next frame. Finished HTML
-// followed by the open tail's HTML equals the HTML of one render of the whole text. Two things switch the message
-// to whole renders: raw HTML other than void tags like <br> (an unclosed tag would wrap later blocks once
-// sanitized) and link reference definitions (they change links anywhere, earlier blocks included). A paragraph opening with a `$$` line stays
-// open (display math may close after a blank line), and with it everything after it, until the math closes.
+// before its last non-blank token is finished (a later token proves the block ended), is rendered once and kept; the
+// rest stays open and is rendered again next frame. marked reopens a block in three ways, so those stay open too
+// (finishedCount): display math, a setext underline that takes a paragraph and the rules and items after it into one
+// heading, and a line that is only a list marker so far, which may go on as a lazy line of the block before. A
+// block opening with a `$$` line stays open (display math may close after a blank line), and with it everything
+// after it, until the math closes. Finished HTML followed by the open tail's HTML equals the HTML of one render of
+// the whole text. Two things switch the message to whole renders: raw HTML other than void tags like <br> (an unclosed
+// tag would wrap later blocks once sanitized) and link reference definitions (they change links anywhere, earlier
+// blocks included).
 // An open fenced code block (its closing fence not streamed yet) longer than OPEN_CODE_MIN is not rendered again
 // whole every frame: it comes as `code` — highlighted pieces of whole lines, each highlighted once when the
 // highlighter ends it outside any string or comment, and the open rest, highlighted again each frame — so a frame
@@ -55,9 +58,11 @@ import { codeLanguage, highlightPiece, holdsRawHtml, markdownHtml, markdownToken
  * @typedef {{lex: (text: string) => import("marked").Token[]}} Tokens
  */
 
-const DISPLAY_MATH_OPENER = /^\${1,2}\n/;
+const DISPLAY_MATH_OPENER = /^\${1,2}(?:\n|$)/;
 /** A paragraph that may be the start of an ordered list's next marker (up to nine digits, its "." or ")" to come). */
 const LIST_MARKER_SO_FAR = /^ {0,3}\d{1,9}\s*$/;
+/** A line that is only a list item's marker so far (what follows may make it text that continues the block before). */
+const MARKER_SO_FAR = /^ {0,3}(?:[*+-]|\d{1,9}[.)]?)[ \t]*\n?$/;
 
 /** Characters past the finished blocks one update looks at (the message list runs several per frame while time
  * remains, so this sets the step, not the frame's work). */
@@ -212,10 +217,56 @@ const PARAGRAPH_SHAPE = {
   size: (pieces) => pieces.reduce((size, piece) => size + PARAGRAPH_SHAPE.key(piece).length, 0),
 };
 
+/**
+ * A blockquote's blocks, each with the blank lines after it (those before its first go with it too): what it is drawn
+ * in pieces of. @param {import("marked").Tokens.Blockquote} token @returns {import("marked").Token[][]}
+ */
+function quotedBlocks(token) {
+  // its blocks' sources must add up to its text (the lexer drops a line break before a block it lexes after a lazy
+  // line), else where one ends in the quote's source is not known: then it is one piece, drawn whole
+  if (token.tokens.map((inner) => inner.raw).join("") !== token.text) return [token.tokens];
+  // its blocks are finished as the text's are (finishedCount): those from its first open one on are one block
+  const open = finishedCount(token.tokens);
+  /** @type {import("marked").Token[][]} */
+  const blocks = [];
+  token.tokens.forEach((inner, i) => {
+    const block = blocks[blocks.length - 1];
+    if (!block || (i <= open && inner.type !== "space")) blocks.push([inner]);
+    else block.push(inner);
+  });
+  if (blocks.length > 1 && blocks[0].every((inner) => inner.type === "space")) blocks.splice(0, 2, [...blocks[0], ...blocks[1]]);
+  return blocks;
+}
+
+/** @type {PieceShape<import("marked").Tokens.Blockquote, import("marked").Token[]>} */
+const BLOCKQUOTE_SHAPE = {
+  units: quotedBlocks,
+  key: (blocks) => blocks.map((inner) => inner.raw).join(""),
+  kind: () => "blockquote",
+  family: () => "blockquote",
+  shell: (token) => markdownHtml("", [{ ...token, tokens: [] }]),
+  inside: () => "blockquote",
+  html: (token, blocks) => {
+    const whole = markdownHtml("", [{ ...token, tokens: blocks.flat() }]);
+    return whole.slice("<blockquote>\n".length, whole.lastIndexOf("</blockquote>"));
+  },
+  prefix: () => "",
+  // a quoted line is a line of the quote's source (its marker taken off)
+  size: (blocks, body) => lineEnd(body, blocks.reduce((lines, block) => lines + newlines(BLOCKQUOTE_SHAPE.key(block)), 0)),
+};
+
+/** @param {string} text */
+function newlines(text) {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count += 1;
+  return count;
+}
+
 /** @param {import("marked").Token | undefined} token @returns {PieceShape<any, any> | null} */
 function pieceShape(token) {
   if (token?.type === "list") return LIST_SHAPE;
   if (token?.type === "table") return TABLE_SHAPE;
+  if (token?.type === "blockquote") return BLOCKQUOTE_SHAPE;
   // a paragraph whose inline tokens hold its text from its start (offsets in it are offsets in its source)
   return token?.type === "paragraph" && token.raw.startsWith(token.text) ? PARAGRAPH_SHAPE : null;
 }
@@ -474,18 +525,65 @@ export class MarkdownStream {
 
 }
 
+/** A list item's marker at a line's start, then a space: what stops a setext heading's text in marked. */
+const STARTS_BLOCK = /^(?:[*+-]|\d{1,9}[.)]) /;
+
+/**
+ * Whether a setext underline still to come would take `token`, after a paragraph and no blank line, into that
+ * paragraph's heading: marked reads a paragraph's next lines up to such an underline as the heading's text unless one
+ * starts a block, and neither a rule nor an item whose marker is indented or has no space after it counts as starting
+ * one there ("Intro\n - a\n---" and "Intro\n***\nmore\n---" are h2s of three lines; an item with nothing after its
+ * marker yet is lexed as a paragraph of its own). @param {import("marked").Token} token
+ */
+function joinsHeading(token) {
+  return token.type === "paragraph" || token.type === "hr" || (token.type === "list" && !STARTS_BLOCK.test(token.raw));
+}
+
+/**
+ * Where the paragraph starts that the blocks at the end of `tokens` (up to `last`) would join in one heading, should a
+ * setext underline come (joinsHeading); -1 when none would. @param {import("marked").Token[]} tokens
+ * @param {number} last the index of their last one
+ */
+function headingToCome(tokens, last) {
+  let start = -1;
+  for (let i = last; i >= 0 && joinsHeading(tokens[i]); i -= 1) if (tokens[i].type === "paragraph") start = i;
+  return start;
+}
+
+/** Whether `token` starts with a `$$` line that does not close on its own (it is not the math block yet).
+ * @param {import("marked").Token} token */
+function opensMath(token) {
+  return token.type !== "blockKatex" && DISPLAY_MATH_OPENER.test(token.raw);
+}
+
+/** @param {import("marked").Token} token */
+function isSetextHeading(token) {
+  return token.type === "heading" && !token.raw.trimStart().startsWith("#");
+}
+
 /**
  * How many tokens at the start of the tail are finished blocks: all tokens before the last non-blank one, stopping
- * early at a paragraph that opens display math (`$$` closed later, after a blank line, makes one block) and at a list
- * that the last block may still join (a loose ordered list's next marker arriving: "2" becomes "2. item").
+ * early at a block that opens display math (a `$$` line, closed later, after blank lines too, makes one block, though
+ * until then it may be lexed as a paragraph, a table's head or a heading), at a
+ * paragraph that the lists after it may still join in a heading (headingToCome), at the block right before a last one
+ * that is only a list marker so far (MARKER_SO_FAR) or a setext heading (its underline may go on as text) and at a
+ * list that the last block may still join (a loose ordered list's next marker arriving: "2" becomes "2. item").
  * @param {import("marked").Token[]} tokens
  */
 export function finishedCount(tokens) {
   let last = tokens.length - 1;
   while (last >= 0 && tokens[last].type === "space") last -= 1;
   let count = 0;
-  while (count < last && !(tokens[count].type === "paragraph" && DISPLAY_MATH_OPENER.test(tokens[count].raw))) {
+  while (count < last && !opensMath(tokens[count])) {
     count += 1;
+  }
+  const heading = headingToCome(tokens, last);
+  if (heading >= 0) count = Math.min(count, heading);
+  // "- item\nlazy\n*" may go on as "**bold**", the item's lazy line; "text\n    indented\nmore\n-", a paragraph and a
+  // setext heading, may go on as one paragraph
+  if (count === last && last > 0 && tokens[last - 1].type !== "space"
+    && (MARKER_SO_FAR.test(tokens[last].raw) || isSetextHeading(tokens[last]))) {
+    count = last - 1;
   }
   if (count === last && last > 0 && tokens[last].type === "paragraph" && LIST_MARKER_SO_FAR.test(tokens[last].raw)) {
     let before = last - 1;

@@ -36,6 +36,11 @@ export const TRICKY = {
   "unclosed fence at the end": "Start.\n\n```python\ndef f():\n\n    return 1\n",
   "indented code with blank lines": "Para.\n\n    code 1\n\n    code 2\n\nPara 2.\n",
   "setext headings and rules": "Title\n=====\n\nSub\n---\n\ntext\n\n---\n\n***\nmore\n- - -\n",
+  // marked reads a paragraph, then items whose marker is indented, up to an underline as one heading
+  "a paragraph and a list with indented markers that an underline makes one heading":
+    "Steps:\n - one\n - two\n---\n\nPlan\n 1. first\n 2) second\n===\n\nKept apart\n - item\n\n---\n",
+  "quotes with lazy lines, nested quotes, math and headings inside":
+    "> Quote\nlazy line\n> > nested\n> back\n>\n> $$\n> x\n>\n> y\n> $$\n>\n> Head\n>  - item\n> ===\n>\n> end\n\nAfter.\n",
   "blockquotes with lazy lines": "> quote\nlazy line\n\n> second\n>\n> para in quote\n\nout",
   "display and inline math": "Inline $a+b$ here.\n\n$$\n\\int_0^1 x\\,dx\n$$\n\n$$\nx\n\ny\n$$\n\nEnd $c$.",
   "headings and emphasis": "# H1\n## H2 ##\n\n*em* and __strong__\nacross lines\n\n#not a heading\n\n###### six",

@@ -737,3 +737,146 @@ test("a long Chinese paragraph (no spaces) streams in pieces cut after its punct
   const pieces = shown.steps.map((step) => /** @type {any} */ (step.list)?.keys.length ?? 0);
   assert.ok(Math.max(...pieces) > 10, `${Math.max(...pieces)} pieces`);
 });
+
+/**
+ * A long blockquote of `count` blocks: paragraphs (some several lines, some with a lazy line without its marker),
+ * items of lists, code, a nested quote, headings, tables, math, rules, blank lines with and without their marker.
+ * @param {number} count @param {number} seed
+ */
+function longQuote(count, seed) {
+  let state = seed;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648);
+  const kinds = [
+    (/** @type {number} */ n) => `> Quoted paragraph ${n} with *emphasis*, \`code ${n}\` and a [link](https://example.com/${n}).\n>\n`,
+    (n) => `> First line ${n}\n> second line of the same paragraph.\n>\n`,
+    (n) => `> A paragraph ${n} whose next line is lazy\ncontinued without its marker.\n>\n`,
+    (n) => `> - item ${n}\n> - another item\n>\n`,
+    (n) => `> 1. step ${n}\n> 2. next step\n>\n`,
+    (n) => `> \`\`\`python\n> x = ${n}\n>\n> y = x * 2\n> \`\`\`\n>\n`,
+    (n) => `> > nested quote ${n}\n> > goes on\n>\n`,
+    (n) => `> ## Heading ${n}\n>\n`,
+    (n) => `> | a | b |\n> |---|---|\n> | ${n} | ${n * 2} |\n>\n`,
+    (n) => `> Math $x_${n}^2$ inline and display:\n>\n> $$\n> y = ${n}\n> $$\n>\n`,
+    (n) => `> Setext ${n}\n> ---\n>\n`,
+    (n) => `> ***\n> After a rule ${n}.\n>\n`,
+    (n) => `> Paragraph ${n} then an unmarked blank line.\n\n`,
+    (n) => `> Words ${n} ending without a blank line.\n`,
+  ];
+  let text = "";
+  for (let n = 0; n < count; n += 1) text += kinds[next() % kinds.length](n);
+  return text;
+}
+
+test("a long open blockquote streamed in random deltas shows the HTML of a whole render after every delta", () => {
+  for (const seed of [1, 2, 3, 4, 5, 6]) {
+    const text = `Intro.\n\n${longQuote(160, seed)}\nAfter the quote.\n`;
+    const shown = new Shown();
+    for (const cut of randomCuts(text.length, 250, seed)) {
+      const prefix = text.slice(0, cut);
+      assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `seed ${seed}, ${cut} characters`);
+    }
+  }
+});
+
+test("a long blockquote of paragraphs streams a block at a time and ends with the HTML of one whole render", () => {
+  const quote = Array.from({ length: 400 }, (_, n) => `> Quoted line ${n} with *emphasis* and \`code ${n}\`.\n>\n`).join("");
+  const text = `Intro.\n\n${quote}\nAfter.\n`;
+  const shown = new Shown();
+  for (const cut of randomCuts(text.length, 300, 5)) {
+    const prefix = text.slice(0, cut);
+    assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `${cut} characters`);
+  }
+  const pieces = shown.steps.map((step) => (step.list?.inside === "blockquote" ? step.list.pieces.length : 0));
+  assert.ok(Math.max(...pieces) > 20, `${Math.max(...pieces)} pieces`);
+});
+
+test("a long open blockquote's update lexes what arrived after its finished blocks, and renders only its last", () => {
+  const text = `Intro.\n\n${Array.from({ length: 1_400 }, (_, n) => `> Quoted line ${n} with *emphasis*.\n>\n`).join("")}`;
+  let lexed = 0;
+  const counting = { lex: (/** @type {string} */ source) => ((lexed += source.length), markdownTokens.lex(source)) };
+  const stream = new MarkdownStream(markdownHtml, counting);
+  let most = 0;
+  let rendered = 0;
+  for (let cut = 80; cut < text.length + 80; cut += 80) {
+    lexed = 0;
+    const step = stream.update(text.slice(0, Math.min(cut, text.length)));
+    if (cut < 4 * OPEN_LIST_MIN) continue;
+    assert.ok(step.list, `${cut} characters: drawn in pieces`);
+    const size = step.list.open.length + (step.list.pieces.length > rendered ? step.list.pieces.at(-1).length : 0);
+    most = Math.max(most, lexed, size);
+    rendered = step.list.pieces.length;
+  }
+  assert.ok(text.length > 20 * OPEN_LIST_MIN);
+  assert.ok(most < 1_000, `up to ${most} characters lexed or rendered in one update`);
+});
+
+test("a long blockquote that ends, turns lazy or is interrupted draws as a whole render draws it", () => {
+  // one quote (its blank lines all marked), open at its end
+  const quote = longQuote(120, 21).replace(/\n\n(?=>)/g, "\n>\n").replace(/\n+>?\n*$/, "\n");
+  for (const end of ["\nAfter.\n", "\n\nAfter.\n", "lazy line\n", "> more\n", "> > deeper\n", "# Heading\n",
+    "- item\n", "---\n", "===\n", "```\ncode\n```\n", "<div>\n", "> [def]: https://example.com\n", ">\n>\n> x\n",
+    "    indented\n", "| a | b |\n|---|---|\n", "> $$\n> x\n", "\n> new quote\n"]) {
+    const shown = new Shown().update(quote);
+    assert.ok(shown.steps[shown.steps.length - 1].list, "drawn in pieces while open");
+    for (const cut of randomCuts(end.length, Math.min(4, end.length), 3)) {
+      const text = quote + end.slice(0, cut);
+      assert.equal(shown.update(text).html(), markdownToHtml(text), JSON.stringify(end.slice(0, cut)));
+    }
+  }
+});
+
+/** Lines a quote may hold or be broken by: lazy lines, markers without a space, nested quotes, fences, setext
+ * underlines, rules, tables, math, raw HTML, definitions, list markers that may start a list or continue a paragraph. */
+const QUOTE_LINES = [">", "", "lazy continuation", "> - item", "> 1. one", "> 2) two", "> ```", "> ```python", "> x = 1",
+  "> > nested", "> > > deeper", "> # head", "> ---", "> ===", "> ***", "> | a | b |", "> |---|---|", "> | 1 | 2 |", "> $$",
+  "> x^2", "> <div>", ">     indented code", ">  - sub item", ">    continued", "-", "--", "1.", "> [ref]: https://e.com",
+  "> [ref]", "> text with `code", "> closing` here", "> **bold start", "> end bold**", "> ~~~", "    plain indented",
+  "# top heading", "> \\", "> a  ", "> - [ ] task", ">> tight nested", ">text no space", "  > indented marker", "=", "- ",
+  "*", "+ x", "1)", " 2. y", "___", "* * *", "=x", "  - z", "10.", "> =", "> *", "| c |", "|---|"];
+
+test("a long quote broken by hostile lines, streamed in random deltas, shows a whole render's HTML after every delta", () => {
+  let drawnInPieces = 0;
+  for (let seed = 1; seed <= 30; seed += 1) {
+    let state = seed;
+    const random = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
+    const lines = ["Intro.", ""];
+    for (let i = 0; i < 220; i += 1) {
+      const hostile = random() < 0.2;
+      lines.push(!hostile ? `> Line ${i} with words to make the quote long enough.`
+        : random() < 0.5 ? ">" : QUOTE_LINES[Math.floor(random() * QUOTE_LINES.length)]);
+    }
+    const text = `${lines.join("\n")}\n`;
+    const shown = new Shown();
+    for (let cut = 0; cut < text.length;) {
+      cut = Math.min(text.length, cut + 1 + Math.floor(random() * (random() < 0.2 ? 400 : 40)));
+      const prefix = text.slice(0, cut);
+      assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `seed ${seed}, ${cut} characters`);
+    }
+    drawnInPieces += shown.steps.filter((step) => step.list?.inside === "blockquote" && step.list.pieces.length > 1)
+      .length;
+  }
+  assert.ok(drawnInPieces > 150, `${drawnInPieces} updates drew a quote in pieces`);
+});
+
+test("a reply of lines marked reads in surprising ways, streamed in random deltas, shows a whole render's HTML", () => {
+  // rules and items with indented markers that an underline later takes into a paragraph's heading, lazy lines,
+  // unclosed fences and math, definitions (the QUOTE_LINES, quoted or not)
+  for (let seed = 1; seed <= 30; seed += 1) {
+    let state = seed;
+    const random = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
+    const lines = ["Intro.", ""];
+    for (let i = 0; i < 220; i += 1) {
+      lines.push(random() < 0.5 ? `Line ${i} with words to make the text long enough.`
+        : random() < 0.3 ? "" : QUOTE_LINES[Math.floor(random() * QUOTE_LINES.length)].replace(/^> ?/,
+          random() < 0.5 ? "" : "> "));
+    }
+    const text = `${lines.join("\n")}\n`;
+    const shown = new Shown();
+    shown.stream.live = false; // an open code block drawn in pieces has tests of its own
+    for (let cut = 0; cut < text.length;) {
+      cut = Math.min(text.length, cut + 1 + Math.floor(random() * (random() < 0.2 ? 400 : 40)));
+      const prefix = text.slice(0, cut);
+      assert.equal(shown.update(prefix).html(), markdownToHtml(prefix), `seed ${seed}, ${cut} characters`);
+    }
+  }
+});
