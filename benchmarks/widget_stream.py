@@ -5,7 +5,9 @@ Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history
                                         [--runs R] [--keep DIR] [--profile] [--trace] [--traffic] [--frames]
   --shape S    what the reply is (markdown_reply): mix (default; headings, paragraphs, lists, tables, math, code),
                code (one 80 KB fenced block), paragraph (one long paragraph), list (one long list), table (one long
-               table), math (inline and display formulas); several run one after another, "all" runs each.
+               table), math (inline and display formulas), ordered (one long numbered list), quote (one long
+               blockquote), nested (a list of lists), cjk (one paragraph of Chinese); several run one after another,
+               "all" runs each.
   --pace S     spread the stream over about S seconds (sleep between chunk groups) instead of as fast as possible,
                so the browser renders many deltas (as with a real model); default 0 = as fast as possible.
   --history N  stream into a chat whose notebook already holds N messages (restored from the notebook's metadata,
@@ -61,14 +63,16 @@ from tornado.websocket import websocket_connect
 from tests.e2e.chat_page import DRAWN_HTML
 from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
 
-SHAPES = ("mix", "code", "paragraph", "list", "table", "math")
+SHAPES = ("mix", "code", "paragraph", "list", "table", "math", "ordered", "quote", "nested", "cjk")
 
 
 def markdown_reply(size: int, shape: str = "mix") -> str:
     """Deterministic markdown of about `size` characters in one of SHAPES (runs in the kernel too: its source is
     copied into the notebook): "mix" headings, paragraphs, lists, tables, math and code blocks; "code" one fenced
     Python block; "paragraph" one paragraph (no blank line) of sentences with inline markup; "list" one tight list;
-    "table" one table; "math" paragraphs dense with inline math and display formulas."""
+    "table" one table; "math" paragraphs dense with inline math and display formulas; "ordered" one numbered list;
+    "quote" one blockquote; "nested" bulleted items holding a bulleted and a numbered list; "cjk" one paragraph of
+    Chinese sentences."""
     parts: list[str] = []
     total = 0
     n = 0
@@ -102,6 +106,15 @@ def markdown_reply(size: int, shape: str = "mix") -> str:
             part = f"- item {n} with **bold**, `code {n}` and a [link](https://example.com/{n})\n"
         elif shape == "table":
             part = f"| {n} | name {n} with `code` | {n * 7} | a **note** on row {n} |\n"
+        elif shape == "ordered":
+            part = f"{n}. step {n} with **bold**, `code {n}` and a [link](https://example.com/{n})\n"
+        elif shape == "quote":
+            part = f"> Quoted line {n} with *emphasis*, `code {n}` and more words to fill it.\n>\n"
+        elif shape == "nested":
+            part = (f"- topic {n} with **bold**\n  - detail {n}.1 with `code`\n  - detail {n}.2\n"
+                    f"    1. point {n} with a [link](https://example.com/{n})\n")
+        elif shape == "cjk":
+            part = f"第{n}句：数据框按**键**分组，计算`均值`与最大值，然后把结果写回笔记本。\n"
         else:
             part = (f"Formula {n}: $a_{{{n}}}^2 + b_{n} = \\sqrt{{c_{n}}}$ and $\\frac{{{n}}}{{{n + 1}}}$, "
                     f"then $\\sum_{{i=1}}^{{{n}}} i^2$.\n\n"
