@@ -706,8 +706,12 @@ test("a long paragraph that ends, turns into a heading or a table's head, or is 
   }
 });
 
-test("a long open paragraph's update lexes what arrived after its finished pieces, and renders only its last", () => {
-  const text = `Intro.\n\n${longParagraph(14_000, 17, 100_000)}`;
+/**
+ * Stream `text` (a long open block after a short intro) 80 characters at a time: every update once the block is long
+ * draws it in pieces; the most characters one update lexed or rendered (the open item and a new piece).
+ * @param {string} text @returns {number}
+ */
+function mostWorkPerUpdate(text) {
   let lexed = 0;
   const counting = { lex: (/** @type {string} */ source) => ((lexed += source.length), markdownTokens.lex(source)) };
   const stream = new MarkdownStream(markdownHtml, counting);
@@ -723,6 +727,11 @@ test("a long open paragraph's update lexes what arrived after its finished piece
     rendered = step.list.pieces.length;
   }
   assert.ok(text.length > 20 * OPEN_LIST_MIN);
+  return most;
+}
+
+test("a long open paragraph's update lexes what arrived after its finished pieces, and renders only its last", () => {
+  const most = mostWorkPerUpdate(`Intro.\n\n${longParagraph(14_000, 17, 100_000)}`);
   assert.ok(most < 5 * PARAGRAPH_PIECE, `up to ${most} characters lexed or rendered in one update`);
 });
 
@@ -791,22 +800,8 @@ test("a long blockquote of paragraphs streams a block at a time and ends with th
 });
 
 test("a long open blockquote's update lexes what arrived after its finished blocks, and renders only its last", () => {
-  const text = `Intro.\n\n${Array.from({ length: 1_400 }, (_, n) => `> Quoted line ${n} with *emphasis*.\n>\n`).join("")}`;
-  let lexed = 0;
-  const counting = { lex: (/** @type {string} */ source) => ((lexed += source.length), markdownTokens.lex(source)) };
-  const stream = new MarkdownStream(markdownHtml, counting);
-  let most = 0;
-  let rendered = 0;
-  for (let cut = 80; cut < text.length + 80; cut += 80) {
-    lexed = 0;
-    const step = stream.update(text.slice(0, Math.min(cut, text.length)));
-    if (cut < 4 * OPEN_LIST_MIN) continue;
-    assert.ok(step.list, `${cut} characters: drawn in pieces`);
-    const size = step.list.open.length + (step.list.pieces.length > rendered ? step.list.pieces.at(-1).length : 0);
-    most = Math.max(most, lexed, size);
-    rendered = step.list.pieces.length;
-  }
-  assert.ok(text.length > 20 * OPEN_LIST_MIN);
+  const quote = Array.from({ length: 1_400 }, (_, n) => `> Quoted line ${n} with *emphasis*.\n>\n`).join("");
+  const most = mostWorkPerUpdate(`Intro.\n\n${quote}`);
   assert.ok(most < 1_000, `up to ${most} characters lexed or rendered in one update`);
 });
 
