@@ -229,12 +229,16 @@ function quotedBlocks(token) {
   const open = finishedCount(token.tokens);
   /** @type {import("marked").Token[][]} */
   const blocks = [];
+  /** @type {import("marked").Token[]} */
+  let block = [];
   token.tokens.forEach((inner, i) => {
-    const block = blocks[blocks.length - 1];
-    if (!block || (i <= open && inner.type !== "space")) blocks.push([inner]);
-    else block.push(inner);
+    if (i <= open && inner.type !== "space" && block.some((before) => before.type !== "space")) {
+      blocks.push(block);
+      block = [];
+    }
+    block.push(inner);
   });
-  if (blocks.length > 1 && blocks[0].every((inner) => inner.type === "space")) blocks.splice(0, 2, [...blocks[0], ...blocks[1]]);
+  blocks.push(block);
   return blocks;
 }
 
@@ -252,15 +256,8 @@ const BLOCKQUOTE_SHAPE = {
   },
   prefix: () => "",
   // a quoted line is a line of the quote's source (its marker taken off)
-  size: (blocks, body) => lineEnd(body, blocks.reduce((lines, block) => lines + newlines(BLOCKQUOTE_SHAPE.key(block)), 0)),
+  size: (blocks, body) => lineEnd(body, blocks.map(BLOCKQUOTE_SHAPE.key).join("").split("\n").length - 1),
 };
-
-/** @param {string} text */
-function newlines(text) {
-  let count = 0;
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count += 1;
-  return count;
-}
 
 /** @param {import("marked").Token | undefined} token @returns {PieceShape<any, any> | null} */
 function pieceShape(token) {
