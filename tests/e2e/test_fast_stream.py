@@ -281,6 +281,55 @@ def test_the_blocks_skipped_above_a_reader_following_a_reply_do_not_wait_for_fra
     assert chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight") <= 24
 
 
+# Idle callbacks run at once with no idle time left (a page whose next frame is due): what one does is done before
+# that frame.
+IDLE_AT_ONCE_WITHOUT_TIME = """() => {
+  window.requestIdleCallback = (callback) => setTimeout(() => callback({ didTimeout: false, timeRemaining: () => 0 }));
+  window.cancelIdleCallback = (id) => clearTimeout(id);
+}"""
+
+# How many of the reply's blocks waited for their layout when its last skipped block went in (its run's marker, an
+# empty comment, left the body), and at each (slowed) frame after that, as the frame began.
+LAST_BLOCK_SHOWN = """root => {
+  const body = () => [...root.querySelectorAll('.nbc-message[data-role=assistant] .nbc-content')].pop();
+  const unlaid = () => body().getElementsByClassName('nbc-unlaid').length;
+  const state = window.__lastBlock = { unlaidWhenDrawn: null, unlaidAtFrames: [] };
+  new MutationObserver((records) => {
+    const markerLeft = records.some((r) => [...r.removedNodes].some((n) => n.nodeType === Node.COMMENT_NODE));
+    const waiting = [...body().childNodes].some((n) => n.nodeType === Node.COMMENT_NODE);
+    if (markerLeft && !waiting && state.unlaidWhenDrawn === null) state.unlaidWhenDrawn = unlaid();
+  }).observe(root, { childList: true, subtree: true });
+  const frame = () => {
+    if (state.unlaidWhenDrawn !== null) state.unlaidAtFrames.push(unlaid());
+    if (state.unlaidAtFrames.length < 3) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}"""
+
+
+def test_the_frame_after_a_fast_replys_last_block_shows_it_before_any_block_above_is_laid_out(lab: Lab) -> None:
+    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
+    lab.page.evaluate(IDLE_ONLY_AT_TIMEOUT)  # blocks wait for the end
+    lab.page.evaluate(SLOW_FRAMES, chat.root.element_handle())
+    chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
+    reply = chat.messages("assistant").last
+    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
+    assert "<!---->" in reply.locator(".nbc-content").evaluate("el => el.innerHTML")  # blocks still wait
+    lab.page.evaluate(IDLE_AT_ONCE_WITHOUT_TIME)
+    lab.page.evaluate(LAST_BLOCK_SHOWN, chat.root.element_handle())
+    chat.root.locator("[data-action=stop]").click()  # the reply ends: tasks draw the blocks left, without layout
+    lab.page.wait_for_function("() => window.__lastBlock.unlaidAtFrames.length >= 3", timeout=60_000)
+    state = lab.page.evaluate("() => window.__lastBlock")
+    # the frame that shows the last blocks comes first: no idle callback laid a slice out before it (with no idle
+    # time left, one that did put that frame off); the frames after it lay the blocks out
+    assert state["unlaidWhenDrawn"] > 0, state
+    assert state["unlaidAtFrames"][0] == state["unlaidWhenDrawn"], state
+    lab.page.wait_for_function("reply => reply.getElementsByClassName('nbc-unlaid').length === 0",
+                               arg=reply.element_handle(), timeout=60_000)
+    assert reply.locator(".nbc-content > h2").count() == SECTIONS
+    assert chat.root.locator(".nbc-messages").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight") <= 24
+
+
 def test_the_blocks_skipped_above_a_reader_following_a_streaming_reply_are_drawn_in_the_pages_idle_time(
         lab: Lab) -> None:
     chat = open_chat(lab, "held.ipynb", [HELD_SETUP])

@@ -679,9 +679,11 @@ class MessageNode {
         } while (slices() && remaining() > 0);
       } else if (this.unlaid.pending) {
         // while the reply streams or its skipped blocks wait, only in long idle periods (they come first); then a
-        // slice at a time
+        // slice at a time, but in idle time only while a frame waits to show what was drawn (a reply's last blocks,
+        // drawn between the frames: a slice laid out before that frame put off showing them by 20-25 ms)
         const drawing = this.el.dataset.loading === "true" || this.skipped.pending;
-        const budget = drawing ? remaining() : Math.max(remaining(), LAYOUT_SLICE_MS);
+        const frameWaits = this.scheduler.frame !== 0;
+        const budget = drawing || frameWaits ? remaining() : Math.max(remaining(), LAYOUT_SLICE_MS);
         if (budget >= MIN_LAYOUT_MS) {
           this.unlaid.reveal(budget);
           this.keepFollowing();
@@ -803,19 +805,25 @@ class MessageNode {
     const channel = new MessageChannel();
     const next = () => channel.port2.postMessage(null);
     const defer = (/** @type {DocumentFragment} */ nodes) => this.unlaid.add(nodes, list);
+    const finish = () => {
+      this.catchingUp = false;
+      channel.port1.close();
+      if (!this.disposed) this.scheduler.add(this);
+    };
     channel.port1.onmessage = bound(() => {
       const following = this.hooks.following?.() ?? false;
       if (this.disposed || !this.skipped.pending || !following || this.el.dataset.loading === "true"
         || this.skipped.nearView(list, following)) {
-        this.catchingUp = false;
-        channel.port1.close();
-        if (!this.disposed) this.scheduler.add(this);
+        finish();
         return;
       }
       const started = performance.now();
       do this.skipped.drawNext((nodes) => this.enhanced(nodes), null, this.hooks.shifted, SLICE_CHARS, defer);
       while (this.skipped.pending && performance.now() - started < CATCH_UP_MS);
-      next(); // the list keeps a reader who follows at its end in the next frame (scroll_follow.js)
+      // the list keeps a reader who follows at its end in the next frame (scroll_follow.js); once the last block is
+      // drawn, that frame is asked for at once (it shows them: drawInIdleTime's layout waits for it)
+      if (this.skipped.pending) next();
+      else finish();
     });
     next();
   }
