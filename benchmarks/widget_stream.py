@@ -850,15 +850,21 @@ def compare_histories(runs: list[dict[str, Any]]) -> None:
 
 def reference_esm(target: Path) -> Path:
     """Bundle REFERENCE_ENTRY (the widget's own markdown module) into `target` with the widget's esbuild."""
+    return bundle_with_widget_modules(REFERENCE_ENTRY.replace("__MARKDOWN_JS__", "./src/markdown.js"), target, "esm")
+
+
+def bundle_with_widget_modules(entry_source: str, target: Path, module_format: str) -> Path:
+    """Bundle `entry_source` (a module that imports js/widget/src/ files as ./src/...) into `target` with the widget's
+    esbuild (installed with `npm ci` when missing)."""
     esbuild = WIDGET_JS / "node_modules" / ".bin" / "esbuild"
     if not esbuild.exists():
-        print(f"[widget_stream] installing the widget's build tools (npm ci in {WIDGET_JS})", flush=True)
+        print(f"[bench] installing the widget's build tools (npm ci in {WIDGET_JS})", flush=True)
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], check=True, cwd=WIDGET_JS)
-    entry = WIDGET_JS / ".reference-entry.js"
-    entry.write_text(REFERENCE_ENTRY.replace("__MARKDOWN_JS__", "./src/markdown.js"))
+    entry = WIDGET_JS / f".bench-entry-{target.stem}.js"
+    entry.write_text(entry_source)
     try:
-        subprocess.run([str(WIDGET_JS / "node_modules" / ".bin" / "esbuild"), str(entry), "--bundle", "--format=esm",
-                        f"--outfile={target}", "--log-level=warning"], check=True, cwd=WIDGET_JS)
+        subprocess.run([str(esbuild), str(entry), "--bundle", f"--format={module_format}", f"--outfile={target}",
+                        "--log-level=warning"], check=True, cwd=WIDGET_JS)
     finally:
         entry.unlink()
     return target

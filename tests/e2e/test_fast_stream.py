@@ -262,14 +262,21 @@ SLOW_FRAMES = """root => {
 }"""
 
 
-def test_the_blocks_skipped_above_a_reader_following_a_reply_do_not_wait_for_frames_after_its_end(lab: Lab) -> None:
+def held_with_blocks_waiting(lab: Lab) -> tuple[ChatPage, Locator]:
+    """A fast reply that holds (still streaming) with skipped blocks waiting, on a page with four frames a second
+    (SLOW_FRAMES) and idle time only at an idle callback's timeout (blocks wait for the end)."""
     chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
-    lab.page.evaluate(IDLE_ONLY_AT_TIMEOUT)  # blocks wait for the end
+    lab.page.evaluate(IDLE_ONLY_AT_TIMEOUT)
     lab.page.evaluate(SLOW_FRAMES, chat.root.element_handle())
     chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
     reply = chat.messages("assistant").last
     reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
     assert "<!---->" in reply.locator(".nbc-content").evaluate("el => el.innerHTML")  # blocks still wait
+    return chat, reply
+
+
+def test_the_blocks_skipped_above_a_reader_following_a_reply_do_not_wait_for_frames_after_its_end(lab: Lab) -> None:
+    chat, reply = held_with_blocks_waiting(lab)
     chat.root.locator("[data-action=stop]").click()  # the reply ends
     lab.page.wait_for_function("reply => reply.dataset.drawn === 'true'", arg=reply.element_handle(), timeout=60_000)
     state = lab.page.evaluate("() => window.__slowFrames")
@@ -308,13 +315,7 @@ LAST_BLOCK_SHOWN = """root => {
 
 
 def test_the_frame_after_a_fast_replys_last_block_shows_it_before_any_block_above_is_laid_out(lab: Lab) -> None:
-    chat = open_chat(lab, "held.ipynb", [HELD_SETUP])
-    lab.page.evaluate(IDLE_ONLY_AT_TIMEOUT)  # blocks wait for the end
-    lab.page.evaluate(SLOW_FRAMES, chat.root.element_handle())
-    chat.send("Write the report")  # two big deltas, then the reply holds (still streaming) until Stop
-    reply = chat.messages("assistant").last
-    reply.get_by_text("Paragraph 1: the reply holds here.").wait_for(timeout=60_000)
-    assert "<!---->" in reply.locator(".nbc-content").evaluate("el => el.innerHTML")  # blocks still wait
+    chat, reply = held_with_blocks_waiting(lab)
     lab.page.evaluate(IDLE_AT_ONCE_WITHOUT_TIME)
     lab.page.evaluate(LAST_BLOCK_SHOWN, chat.root.element_handle())
     chat.root.locator("[data-action=stop]").click()  # the reply ends: tasks draw the blocks left, without layout

@@ -107,7 +107,15 @@ export function renderMarkdown(text) {
  * @returns {DocumentFragment}
  */
 export function renderMarkdownFragment(text, tokens) {
-  const html = markdownHtml(text, tokens);
+  return sanitizeRendered(text, tokens, markdownHtml(text, tokens));
+}
+
+/**
+ * Sanitized nodes of `html`, marked's HTML of markdown `text` (lexed into `tokens`, when given): the browser's
+ * sanitizer unless the markdown holds raw HTML. @param {string} text @param {Token[] | undefined} tokens
+ * @param {string} html @returns {DocumentFragment}
+ */
+export function sanitizeRendered(text, tokens, html) {
   return holdsRawHtml(text, tokens) ? sanitizeToFragment(html) : sanitizeMarkdownHtml(html);
 }
 
