@@ -6,6 +6,7 @@ import { ConversationHeader } from "./conversation_header.js";
 import { readDraft, writeDraft } from "./drafts.js";
 import { bound, t } from "./i18n.js";
 import { EmptyState } from "./empty_state.js";
+import { preloadKatex } from "./katex_lazy.js";
 import { containKeys } from "./keys.js";
 import { button } from "./markdown.js";
 import { MentionMenu } from "./mentions.js";
@@ -16,6 +17,7 @@ import { SkillChips } from "./skill_chips.js";
 import { SlashCommands, describe, shortcutList } from "./slash_commands.js";
 import { UsageTotal } from "./usage.js";
 import { RESYNC, ViewCopy } from "./view_copy.js";
+import { WARM_UP_CHARS, warmUpRendering } from "./warm_up.js";
 
 const STATUS_KEYS = {
   requesting: "status.requesting",
@@ -165,8 +167,28 @@ export class ChatView {
     this.slash.refresh();
     if (!this.helpPanel.hidden) this.toggleHelp(true);
     this.el.dataset.synced = "true";
+    if (!this.el.dataset.warm) this.warmUp(view.messages ?? []);
     // a decided card is drawn anew: the keyboard focus it held goes back to the composer, not to the page
     if (hadFocus) this.rescueFocus();
+  }
+
+  /**
+   * Once, in idle time: the first reply is not drawn by code that runs for the first time (warm_up.js), unless the
+   * replies of the kernel's first view are as much markdown (drawing them warms the renderer up).
+   * @param {any[]} messages
+   */
+  warmUp(messages) {
+    let markdown = 0;
+    for (const message of messages) {
+      if (message?.role === "assistant" && typeof message.content === "string") markdown += message.content.length;
+    }
+    if (markdown >= WARM_UP_CHARS) {
+      this.el.dataset.warm = "true";
+      return;
+    }
+    this.el.dataset.warm = "false";
+    preloadKatex();
+    void warmUpRendering().then(() => (this.el.dataset.warm = "true"));
   }
 
   /**
