@@ -15,7 +15,7 @@ import reply from "./warm_up_reply.json" with { type: "json" };
 export const WARM_UP_CHARS = 16_000;
 /** Text each step adds, as deltas do: small ones (the long blocks are drawn in pieces while open), then a burst (a
  * reply faster than its drawing). */
-const STEP_CHARS = [...Array(12).fill(300), 4_000];
+const STEP_CHARS = [...Array(12).fill(300), 2_500];
 /** Blocks that this much text already follows are skipped (rendered apart), as the message list's AHEAD_CHARS. */
 const SKIP_AHEAD = 1_200;
 /** Idle time a step leaves to the page. */
