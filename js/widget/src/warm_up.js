@@ -96,7 +96,8 @@ function drawStep(step, drawn) {
   const list = step.list ?? step.closed;
   if (list) for (const piece of [...list.pieces.slice(-4), list.open]) drawn.append(sanitizeInside(list.inside, piece));
   for (const nodes of [...step.finished, ...(step.tail ? [step.tail] : [])]) {
-    drawn.append(enhanceCodeBlocks(nodes, { cache: new Map(), insertCell: null }));
+    enhanceCodeBlocks(nodes, { cache: new Map(), insertCell: null });
+    drawn.append(nodes);
   }
   if (drawn.childNodes.length > 200) drawn.replaceChildren();
 }
