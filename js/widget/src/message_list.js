@@ -8,7 +8,7 @@ import {
 import { BackwardText, LONG_MESSAGE } from "./long_message.js";
 import { mentionChips, renderChips } from "./mentions.js";
 import { preloadKatex } from "./katex_lazy.js";
-import { MarkdownStream } from "./streaming_markdown.js";
+import { AHEAD_CHARS, MarkdownStream } from "./streaming_markdown.js";
 import { OpenCodeView } from "./open_code_view.js";
 import { SkippedBlocks, SLICE_CHARS, VIEW_SLICE_CHARS } from "./skipped_blocks.js";
 import { SettledCode } from "./settled_code.js";
@@ -34,10 +34,6 @@ import { leftOutText, usageText } from "./usage.js";
 const CARET = "nbc-caret";
 /** Main-thread time a frame may spend on a message's markdown (the rest of a big delta waits for the next frame). */
 export const RENDER_BUDGET_MS = 10;
-/** In a reply that streamed, finished blocks that at least this many characters of its text already follow when they
- * are drawn are skipped (drawn later, in their place): a reply arriving faster than it can be drawn shows its newest
- * text first, while it streams and as it catches up after its end. */
-export const AHEAD_CHARS = 1_200;
 /** Main-thread time a frame spends on a fast reply's skipped blocks once its live text is drawn (not in view), when
  * the reader left the reply's end. */
 export const SKIPPED_BUDGET_MS = 16;

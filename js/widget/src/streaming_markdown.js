@@ -268,6 +268,11 @@ function pieceShape(token) {
   return token?.type === "paragraph" && token.raw.startsWith(token.text) ? PARAGRAPH_SHAPE : null;
 }
 
+/** In a reply that streamed, finished blocks that at least this many characters of its text already follow when they
+ * are drawn are skipped (drawn later, in their place): a reply arriving faster than it can be drawn shows its newest
+ * text first, while it streams and as it catches up after its end. */
+export const AHEAD_CHARS = 1_200;
+
 /** @template [R=string] */
 export class MarkdownStream {
   /**

@@ -8,7 +8,7 @@
 // A smaller warm-up (six rounds of a 600-character reply) made no difference: the engine optimizes code that ran
 // often, not once.
 import { enhanceCodeBlocks, renderMarkdownFragment, sanitizeInside } from "./markdown.js";
-import { MarkdownStream } from "./streaming_markdown.js";
+import { AHEAD_CHARS, MarkdownStream } from "./streaming_markdown.js";
 import reply from "./warm_up_reply.json" with { type: "json" };
 
 /** Characters of the generated reply. */
@@ -16,8 +16,6 @@ export const WARM_UP_CHARS = 16_000;
 /** Text each step adds, as deltas do: small ones (the long blocks are drawn in pieces while open), then a burst (a
  * reply faster than its drawing). */
 const STEP_CHARS = [...Array(12).fill(300), 2_500];
-/** Blocks that this much text already follows are skipped (rendered apart), as the message list's AHEAD_CHARS. */
-const SKIP_AHEAD = 1_200;
 /** Idle time a step leaves to the page. */
 const SLACK_MS = 8;
 
@@ -42,14 +40,14 @@ export function warmUpReply() {
 }
 
 /**
- * The steps of the warm-up reply streamed as a fast reply is (STEP_CHARS deltas; blocks that SKIP_AHEAD of text
- * already follows are skipped). @template R @param {(text: string, tokens?: import("marked").Token[]) => R} render
+ * The steps of the warm-up reply streamed as a fast reply is (STEP_CHARS deltas; blocks that AHEAD_CHARS of text
+ * already follows are skipped, as in the message list). @template R @param {(text: string, tokens?: import("marked").Token[]) => R} render
  * @returns {Generator<import("./streaming_markdown.js").StreamStep<R>>}
  */
 export function* warmUpSteps(render) {
   const text = warmUpReply();
   const stream = new MarkdownStream(render);
-  stream.ahead = SKIP_AHEAD;
+  stream.ahead = AHEAD_CHARS;
   for (let end = 0, n = 0; ; n += 1) {
     end += STEP_CHARS[n % STEP_CHARS.length];
     const upTo = Math.min(end, text.length);
@@ -72,14 +70,15 @@ export function warmUpRendering() {
   warm = new Promise((resolve) => {
     const steps = warmUpSteps(renderMarkdownFragment);
     const drawn = document.createElement("div");
-    // a step only while the idle period has time left for it (without idle callbacks: one step per task)
+    // steps while the idle period has time left for them (without idle callbacks: one step per task)
     const run = (/** @type {IdleDeadline|undefined} */ deadline) => {
-      const hasTime = () => deadline === undefined || deadline.timeRemaining() > SLACK_MS;
-      let budget = deadline === undefined ? 1 : Infinity;
-      let next = null;
-      while (budget-- > 0 && hasTime() && !(next = steps.next()).done) drawStep(next.value, drawn);
-      if (next?.done) resolve();
-      else idle(run);
+      while (!deadline || deadline.timeRemaining() > SLACK_MS) {
+        const next = steps.next();
+        if (next.done) return resolve();
+        drawStep(next.value, drawn);
+        if (!deadline) break;
+      }
+      idle(run);
     };
     idle(run);
   });
