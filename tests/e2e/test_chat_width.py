@@ -1,7 +1,7 @@
-"""The chat's width never follows what its messages hold (`contain: inline-size` on the message list): in a box that
-sizes the chat to its content (an ipywidgets HBox), a reply with long lines does not widen it as it streams, and a
-growing paragraph is not measured again for that at every frame; in JupyterLab's output area the chat is as wide as
-it was — in a real JupyterLab."""
+"""The chat's width never follows what it holds (`contain: inline-size` on its root, 45em preferred, no minimum): in a
+box that sizes the chat to its content (an ipywidgets HBox), a reply with long lines does not widen it as it streams,
+and a growing paragraph is not measured again for that at every frame; a narrower box shrinks it; in JupyterLab's
+output area the chat is as wide as it was — in a real JupyterLab."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ chat = Chat(ScriptedProvider().text({reply!r}, chunks=200, delay=0.004), key={ke
 {show}
 """
 
-# The chat root's width at every change of the page until `done` is set: the distinct widths seen.
+# The chat root's width at every change inside it: the distinct widths seen.
 WATCH_WIDTH = """root => {
   const state = window.__widths = { seen: [] };
   const note = () => {
@@ -55,7 +55,7 @@ def test_a_chat_in_a_box_that_sizes_it_to_its_content_keeps_its_width_while_a_re
     chat = start(lab, "hbox-width.ipynb", "ipywidgets.HBox([chat.widget])")
     seen = widths_while_replying(lab, chat)
     assert len(seen) == 1, seen
-    # wide enough to read: the header, the composer and the list's own intrinsic width decide it, not the reply's lines
+    # wide enough to read: its preferred width (45em) decides it, not the reply's lines
     assert seen[0] >= 320, seen
 
 

@@ -6,6 +6,7 @@
 // first snapshot (preload), so the first paint does not pay for it.
 // build.mjs resolves marked-katex-extension's `import katex from "katex"` to this module; node tests use KaTeX itself.
 import source from "katex-source";
+import { whenIdle } from "./idle.js";
 
 /** @type {any} */
 let katex = null;
@@ -36,8 +37,7 @@ function load() {
 export function preloadKatex() {
   if (preloading || katex !== null || failed) return;
   preloading = true;
-  const idle = globalThis.requestIdleCallback ?? ((/** @type {() => void} */ fn) => setTimeout(fn, 0));
-  idle(() => load());
+  whenIdle(() => load());
 }
 
 /**

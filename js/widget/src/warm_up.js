@@ -7,6 +7,7 @@
 // (KaTeX is evaluated first, in an idle callback of its own: the caller's preloadKatex).
 // A smaller warm-up (six rounds of a 600-character reply) made no difference: the engine optimizes code that ran
 // often, not once.
+import { whenIdle } from "./idle.js";
 import { enhanceCodeBlocks, renderMarkdownFragment, sanitizeInside } from "./markdown.js";
 import { AHEAD_CHARS, MarkdownStream } from "./streaming_markdown.js";
 import reply from "./warm_up_reply.json" with { type: "json" };
@@ -41,7 +42,8 @@ export function warmUpReply() {
 
 /**
  * The steps of the warm-up reply streamed as a fast reply is (STEP_CHARS deltas; blocks that AHEAD_CHARS of text
- * already follows are skipped, as in the message list). @template R @param {(text: string, tokens?: import("marked").Token[]) => R} render
+ * already follows are skipped, as in the message list).
+ * @template R @param {(text: string, tokens?: import("marked").Token[]) => R} render
  * @returns {Generator<import("./streaming_markdown.js").StreamStep<R>>}
  */
 export function* warmUpSteps(render) {
@@ -66,7 +68,6 @@ let warm = null;
 export function warmUpRendering() {
   if (warm) return warm;
   if (typeof document === "undefined") return (warm = Promise.resolve());
-  const idle = globalThis.requestIdleCallback ?? ((/** @type {() => void} */ fn) => setTimeout(fn, 0));
   warm = new Promise((resolve) => {
     const steps = warmUpSteps(renderMarkdownFragment);
     const drawn = document.createElement("div");
@@ -78,9 +79,9 @@ export function warmUpRendering() {
         drawStep(next.value, drawn);
         if (!deadline) break;
       }
-      idle(run);
+      whenIdle(run);
     };
-    idle(run);
+    whenIdle(run);
   });
   return warm;
 }
