@@ -99,6 +99,37 @@ class StreamAccumulator:
 
     # -- chunks -------------------------------------------------------------------------------------------------
     def add_chunk(self, chunk: Any) -> None:
+        if not self._add_text_chunk(chunk):
+            self._add_any_chunk(chunk)
+
+    def _add_text_chunk(self, chunk: Any) -> bool:
+        """Add the most common chunk, one choice whose delta holds only text, without the general path's walk;
+        False (nothing added) for any other chunk. What it accepts, the general path accepts alike."""
+        if type(chunk) is not dict or chunk.get("usage") is not None:
+            return False
+        choices = chunk.get("choices")
+        if type(choices) is not list or len(choices) != 1:
+            return False
+        choice = choices[0]
+        if type(choice) is not dict:
+            return False
+        index = choice.get("index")
+        delta = choice.get("delta")
+        reason = choice.get("finish_reason")
+        if (index is not None and (type(index) is not int or index != 0)) or type(delta) is not dict or (
+                reason is not None and type(reason) is not str):
+            return False
+        text = delta.get("content")
+        if type(text) is not str or delta.get("reasoning_content") is not None or delta.get(
+                "reasoning") is not None or delta.get("tool_calls") is not None:
+            return False
+        if text:
+            self._add_text("content", self._content, text)
+        if reason:
+            self.finish_reason = reason
+        return True
+
+    def _add_any_chunk(self, chunk: Any) -> None:
         chunk = optional_dict(chunk, "chunk") or {}
         usage = token_counts(chunk.get("usage"))
         if usage:
