@@ -6,8 +6,8 @@ Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history
   --shape S    what the reply is (markdown_reply): mix (default; headings, paragraphs, lists, tables, math, code),
                code (one 80 KB fenced block), paragraph (one long paragraph), list (one long list), table (one long
                table), math (inline and display formulas), ordered (one long numbered list), quote (one long
-               blockquote), nested (a list of lists), cjk (one paragraph of Chinese); several run one after another,
-               "all" runs each.
+               blockquote), nested (a list of lists), cjk (one paragraph of Chinese), escapes (one paragraph dense
+               with escaped punctuation, backslashes and code spans); several run one after another, "all" runs each.
   --pace S     spread the stream over about S seconds (sleep between chunk groups) instead of as fast as possible,
                so the browser renders many deltas (as with a real model); default 0 = as fast as possible.
   --history N  stream into a chat whose notebook already holds N messages (restored from the notebook's metadata,
@@ -63,7 +63,7 @@ from tornado.websocket import websocket_connect
 from tests.e2e.chat_page import DRAWN_HTML
 from tests.e2e.lab import CELLS, Lab, launch_chromium, start_lab_server
 
-SHAPES = ("mix", "code", "paragraph", "list", "table", "math", "ordered", "quote", "nested", "cjk")
+SHAPES = ("mix", "code", "paragraph", "list", "table", "math", "ordered", "quote", "nested", "cjk", "escapes")
 
 
 def markdown_reply(size: int, shape: str = "mix") -> str:
@@ -72,7 +72,8 @@ def markdown_reply(size: int, shape: str = "mix") -> str:
     Python block; "paragraph" one paragraph (no blank line) of sentences with inline markup; "list" one tight list;
     "table" one table; "math" paragraphs dense with inline math and display formulas; "ordered" one numbered list;
     "quote" one blockquote; "nested" bulleted items holding a bulleted and a numbered list; "cjk" one paragraph of
-    Chinese sentences."""
+    Chinese sentences; "escapes" one paragraph dense with escaped punctuation, backslashes and code spans (paths, a
+    log)."""
     parts: list[str] = []
     total = 0
     n = 0
@@ -115,6 +116,9 @@ def markdown_reply(size: int, shape: str = "mix") -> str:
                     f"    1. point {n} with a [link](https://example.com/{n})\n")
         elif shape == "cjk":
             part = f"第{n}句：数据框按**键**分组，计算`均值`与最大值，然后把结果写回笔记本。\n"
+        elif shape == "escapes":
+            part = (f"Row {n}: `C:\\data\\run_{n}\\out.csv` holds \\*{n}\\* rows \\[ok\\], "
+                    f"see C:\\\\Users\\\\me\\\\run_{n} and \\_id\\_{n}\\_.\n")
         else:
             part = (f"Formula {n}: $a_{{{n}}}^2 + b_{n} = \\sqrt{{c_{n}}}$ and $\\frac{{{n}}}{{{n + 1}}}$, "
                     f"then $\\sum_{{i=1}}^{{{n}}} i^2$.\n\n"

@@ -17,6 +17,9 @@ pytestmark = pytest.mark.browser
 
 CODE = "".join(f"def step_{n}(frame, scale={n}):\n    \"\"\"Scale and summarise.\"\"\"\n"
                f"    return frame.assign(value=frame['value'] * scale)  # step {n}\n\n" for n in range(1, 121))
+# the code block's text: the fence's lines without the last line break (its blank last line kept, as CommonMark reads
+# a fence's lines)
+FENCED = CODE[:-1]
 REPLY = f"Here is the pipeline:\n\n```python\n{CODE}```\n\nRun it below the chat."
 SETUP = f"""
 from notebook_chat import Chat
@@ -49,7 +52,7 @@ def test_a_long_code_block_is_highlighted_in_pieces_while_it_streams_and_drawn_w
     code = reply.locator(".nbc-code code.hljs")
     assert code.count() == 1
     assert reply.locator(".nbc-code-open").count() == 0
-    assert code.evaluate("el => el.textContent") == CODE.rstrip("\n")
+    assert code.evaluate("el => el.textContent") == FENCED
     assert code.locator(".hljs-title.function_").count() == 120
 
 
@@ -95,13 +98,14 @@ def test_a_long_code_block_drawn_in_pieces_is_finished_in_place_as_the_reply_dra
     assert block.locator("code").get_attribute("class") == "language-py hljs"  # as marked names it, highlighted
     assert streamed(chat) == drawn_in_one_go(lab)
     whole = lab.output(1).locator(".nbc-message[data-role=assistant]").last.locator(".nbc-code code")
-    assert block.locator("code").evaluate(SELECTED_TEXT) == whole.evaluate(SELECTED_TEXT) == CODE.rstrip("\n")
+    selected = FENCED.rstrip("\n")  # a selection of the block ends at its last character
+    assert block.locator("code").evaluate(SELECTED_TEXT) == whole.evaluate(SELECTED_TEXT) == selected
     lab.page.keyboard.press("Control+c")  # the reader's selection copied
-    assert lab.page.evaluate("() => navigator.clipboard.readText()") == CODE.rstrip("\n")
+    assert lab.page.evaluate("() => navigator.clipboard.readText()") == selected
     whole.evaluate(SELECTED_TEXT)
     lab.page.keyboard.press("Control+c")
-    assert lab.page.evaluate("() => navigator.clipboard.readText()") == CODE.rstrip("\n")
+    assert lab.page.evaluate("() => navigator.clipboard.readText()") == selected
     assert block.locator("code").evaluate(LAID_OUT) == whole.evaluate(LAID_OUT)  # as tall, its lines where they are
     block.locator("[data-action=copy-code]").click()
     expect(block.locator("[data-action=copy-code]")).to_have_text("Copied")
-    assert lab.page.evaluate("() => navigator.clipboard.readText()") == CODE.rstrip("\n")
+    assert lab.page.evaluate("() => navigator.clipboard.readText()") == FENCED

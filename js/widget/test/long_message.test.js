@@ -66,7 +66,7 @@ test("the last slice is drawn first and every block exactly once", () => {
   const slices = [];
   while (back.pending) slices.push(back.next().text);
   assert.equal(slices[0], "three\n");
-  assert.equal(slices.at(-1), "# one\n\n");
+  assert.equal(slices.at(-1), "# one"); // the blank lines after a heading are a token of their own
   assert.equal([...slices].reverse().join(""), text);
 });
 
