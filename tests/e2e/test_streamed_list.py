@@ -219,6 +219,43 @@ def test_items_a_fast_reply_brings_by_the_hundred_show_the_newest_first_and_lay_
     check_newest_shown_first_and_the_rest_laid_out_later(lab, chat, LIST_ITEMS, FAST_ITEMS)
 
 
+# The reply's top-level list items: how many wait for their layout, and the rows (an item and the items of the lists
+# it holds) of the newest ones that are laid out, up to the first that waits.
+NESTED_VIEW = """list => {
+  const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+  const items = [...reply.querySelectorAll('.nbc-content > ul > li')];
+  let newestRows = 0;
+  for (let i = items.length - 1; i >= 0 && !items[i].classList.contains('nbc-unlaid'); i -= 1) {
+    newestRows += 1 + items[i].getElementsByTagName('li').length;
+  }
+  return { items: items.length, newestRows,
+           unlaid: items.filter((item) => item.classList.contains('nbc-unlaid')).length,
+           boxless: items.filter((item) => item.getClientRects().length === 0).length };
+}"""
+
+
+def test_items_holding_lists_that_a_fast_reply_brings_by_the_hundred_leave_only_a_views_rows_laid_out(lab: Lab) -> None:
+    # each topic fills four rows (itself, two details and a point): a view's rows are 15 topics, not 60 (240 rows,
+    # laid out in every frame of a fast reply)
+    topics = "".join(f"- topic {n} with **bold**\n  - detail {n}.1 with `code`\n  - detail {n}.2\n"
+                     f"    1. point {n} with a [link](https://example.com/{n})\n" for n in range(1, FAST_ITEMS))
+    reply = f"Topics:\n\n{topics}- Paragraph 1: the reply holds here.\n"
+    chat = held_fast_reply(lab, reply, "fast-nested", "List the topics")
+    view = chat.root.locator(".nbc-messages").evaluate(NESTED_VIEW)
+    assert view["items"] == FAST_ITEMS
+    assert 60 <= view["newestRows"] <= 60 + 3, view  # VIEW_ROWS rows, the last topic's three more at most
+    assert view["unlaid"] > 300, view
+    assert view["boxless"] == view["unlaid"], view
+    lab.page.evaluate(IDLE_TIME_BACK)
+    chat.root.locator("[data-action=stop]").click()
+    chat.wait_state("aborted")
+    html = streamed(chat)
+    view = chat.root.locator(".nbc-messages").evaluate(NESTED_VIEW)
+    assert view["unlaid"] == 0, view
+    assert view["boxless"] == 0, view
+    assert html == drawn_in_one_go(lab)
+
+
 def test_an_ordered_list_a_fast_reply_brings_by_the_hundred_lays_out_every_item_at_once_so_its_numbers_hold(
     lab: Lab,
 ) -> None:

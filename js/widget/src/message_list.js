@@ -53,8 +53,8 @@ export const GAP_SLACK_MS = 4;
  * (unlaid_blocks.js); while it streams, they are laid out only in idle periods of at least MIN_LAYOUT_MS. */
 export const LAYOUT_SLICE_MS = 40;
 export const MIN_LAYOUT_MS = 10;
-/** Rows of a long table or items of a list that fill a view (tall ones fill it with fewer): the newest drawn with their
- * layout when a fast reply brings many at once (deferItemsAboveView). */
+/** Rows of a long table or items of a list that fill a view (an item holding a list fills a row per item in it): the
+ * newest drawn with their layout when a fast reply brings many at once (deferItemsAboveView). */
 export const VIEW_ROWS = 60;
 /** Main-thread time one step may spend lexing a long message that arrived whole (long_message.js). */
 export const LEX_BUDGET_MS = 24;
@@ -1031,17 +1031,21 @@ class MessageNode {
 
   /**
    * Rows of a long table, items of a bulleted list or blocks of a quote, that a fast reply brought at once, more than
-   * fill the view, above a reader who follows it: all but the last VIEW_ROWS are put in without their layout, laid out
-   * in idle time (a table lays out every new row with the whole table: hundreds at once took a frame of 0.1-0.3 s; a
-   * hundred list items, 30-56 ms). Not an ordered list's: an item without its box has no number, the items after it
-   * would count wrong.
+   * fill the view, above a reader who follows it: all but the newest that fill VIEW_ROWS rows are put in without their
+   * layout, laid out in idle time (a table lays out every new row with the whole table: hundreds at once took a frame
+   * of 0.1-0.3 s; a hundred list items, 30-56 ms; 60 items each holding three more, 35-55 ms of style and layout per
+   * frame). Not an ordered list's: an item without its box has no number, the items after it would count wrong.
    * @param {DocumentFragment[]} fragments
    */
   deferItemsAboveView(fragments) {
     const list = this.el.parentElement;
     if (!this.streamed || !list || !(this.hooks.following?.() ?? false)) return;
     const items = fragments.flatMap((nodes) => [...nodes.children]);
-    if (items.length > VIEW_ROWS) this.unlaid.add(items.slice(0, items.length - VIEW_ROWS), list);
+    // an item holding a list of its own fills a row per item in it (a topic with three points fills four)
+    let rows = 0;
+    let kept = items.length;
+    while (kept > 0 && rows < VIEW_ROWS) rows += 1 + items[--kept].getElementsByTagName("li").length;
+    if (kept > 0) this.unlaid.add(items.slice(0, kept), list);
   }
 
   /** Sanitized nodes with their code blocks highlighted and given toolbars. @param {DocumentFragment} nodes */
