@@ -1,8 +1,9 @@
 """A long list streams item by item (js/widget/src/streaming_markdown.js): while it is open, each finished item is
 drawn once into the list and only its last item is drawn again each frame, and it ends drawn exactly as the reply
 drawn in one go; items a fast reply brings by the hundred above a reader who follows it are laid out later
-(unlaid_blocks.js), its newest at once, but an ordered list's all at once (their numbers); a loose ordered list whose
-next marker arrives after a blank line stays one list — in a real JupyterLab."""
+(unlaid_blocks.js), the newest that fill a view at once (tall items fill it with fewer), an ordered list's each showing
+its own number; a loose ordered list whose next marker arrives after a blank line stays one list — in a real
+JupyterLab."""
 
 from __future__ import annotations
 
@@ -219,53 +220,92 @@ def test_items_a_fast_reply_brings_by_the_hundred_show_the_newest_first_and_lay_
     check_newest_shown_first_and_the_rest_laid_out_later(lab, chat, LIST_ITEMS, FAST_ITEMS)
 
 
-# The reply's top-level list items: how many wait for their layout, and the rows (an item and the items of the lists
-# it holds) of the newest ones that are laid out, up to the first that waits.
-NESTED_VIEW = """list => {
+# The reply's top-level list items: how many there are, how many wait for their layout (and how many have no box),
+# and how many of the newest are laid out, up to the first that waits.
+TALL_ITEMS_VIEW = """list => {
   const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
   const items = [...reply.querySelectorAll('.nbc-content > ul > li')];
-  let newestRows = 0;
-  for (let i = items.length - 1; i >= 0 && !items[i].classList.contains('nbc-unlaid'); i -= 1) {
-    newestRows += 1 + items[i].getElementsByTagName('li').length;
-  }
-  return { items: items.length, newestRows,
+  let newest = 0;
+  while (newest < items.length && !items[items.length - 1 - newest].classList.contains('nbc-unlaid')) newest += 1;
+  return { items: items.length, newest,
            unlaid: items.filter((item) => item.classList.contains('nbc-unlaid')).length,
            boxless: items.filter((item) => item.getClientRects().length === 0).length };
 }"""
+TOPICS = "".join(f"- topic {n} with **bold**\n  - detail {n}.1 with `code`\n  - detail {n}.2\n"
+                 f"    1. point {n} with a [link](https://example.com/{n})\n" for n in range(1, FAST_ITEMS))
+WRAPPING = "".join(f"- item {n}: " + "the quick brown fox jumps over the lazy dog, " * 12 + "\n"
+                   for n in range(1, FAST_ITEMS))
 
 
-def test_items_holding_lists_that_a_fast_reply_brings_by_the_hundred_leave_only_a_views_rows_laid_out(lab: Lab) -> None:
-    # each topic fills four rows (itself, two details and a point): a view's rows are 15 topics, not 60 (240 rows,
-    # laid out in every frame of a fast reply)
-    topics = "".join(f"- topic {n} with **bold**\n  - detail {n}.1 with `code`\n  - detail {n}.2\n"
-                     f"    1. point {n} with a [link](https://example.com/{n})\n" for n in range(1, FAST_ITEMS))
-    reply = f"Topics:\n\n{topics}- Paragraph 1: the reply holds here.\n"
-    chat = held_fast_reply(lab, reply, "fast-nested", "List the topics")
-    view = chat.root.locator(".nbc-messages").evaluate(NESTED_VIEW)
+@pytest.mark.parametrize(
+    ("items", "newest"),
+    # 60 rows: 15 topics of four (itself, two details, a point), 12 items of five; and the open last item
+    [(TOPICS, 15 + 1), (WRAPPING, 12 + 1)],
+    ids=["holding-lists", "wrapping"],
+)
+def test_tall_items_a_fast_reply_brings_by_the_hundred_leave_only_the_newest_that_fill_a_views_rows_laid_out(
+    lab: Lab, items: str, newest: int,
+) -> None:
+    # laying out VIEW_ROWS (60) tall items in every frame of a fast reply, 4-5 times the rows of a view, held it back
+    chat = held_fast_reply(lab, f"Topics:\n\n{items}- Paragraph 1: the reply holds here.\n", "fast-tall", "List them")
+    view = chat.root.locator(".nbc-messages").evaluate(TALL_ITEMS_VIEW)
     assert view["items"] == FAST_ITEMS
-    assert 60 <= view["newestRows"] <= 60 + 3, view  # VIEW_ROWS rows, the last topic's three more at most
+    assert view["newest"] == newest, view
     assert view["unlaid"] > 300, view
     assert view["boxless"] == view["unlaid"], view
     lab.page.evaluate(IDLE_TIME_BACK)
     chat.root.locator("[data-action=stop]").click()
     chat.wait_state("aborted")
     html = streamed(chat)
-    view = chat.root.locator(".nbc-messages").evaluate(NESTED_VIEW)
+    view = chat.root.locator(".nbc-messages").evaluate(TALL_ITEMS_VIEW)
     assert view["unlaid"] == 0, view
     assert view["boxless"] == 0, view
     assert html == drawn_in_one_go(lab)
 
 
-def test_an_ordered_list_a_fast_reply_brings_by_the_hundred_lays_out_every_item_at_once_so_its_numbers_hold(
+def shown_numbers(lab: Lab, chat: ChatPage) -> list[str]:
+    """The numbers the page shows on the items of the last reply's ordered list, in order: the list markers of
+    Chromium's accessibility tree (what it lays out and draws; an item without its layout has none)."""
+    listed = chat.messages("assistant").last.locator(".nbc-content > ol")
+    listed.evaluate("list => list.setAttribute('data-numbers', '')")
+    cdp = lab.page.context.new_cdp_session(lab.page)
+    try:
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        found = cdp.send("DOM.querySelector", {"nodeId": root, "selector": "[data-numbers]"})["nodeId"]
+        backend = cdp.send("DOM.describeNode", {"nodeId": found})["node"]["backendNodeId"]
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+        listed.evaluate("list => list.removeAttribute('data-numbers')")
+    by_id = {node["nodeId"]: node for node in nodes}
+    top = next(node for node in nodes if node.get("backendDOMNodeId") == backend)
+    numbers = []
+    for item_id in top.get("childIds", []):
+        item = by_id.get(item_id, {})
+        for child_id in item.get("childIds", []):
+            child = by_id.get(child_id, {})
+            if child.get("role", {}).get("value") == "ListMarker":
+                numbers.append(str(child.get("name", {}).get("value", "")).strip())
+    return numbers
+
+
+def test_an_ordered_list_a_fast_reply_brings_by_the_hundred_shows_the_newest_first_each_with_its_own_number(
     lab: Lab,
 ) -> None:
-    # an item without its layout has no number: the items after it would show numbers one too low until it is laid out
+    # an item without its layout has no number: the first item laid out after such items is given its own
     chat = held_fast_list(lab, "1.", "fast-numbers")
     view = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW, LIST_ITEMS)
     assert view["items"] == FAST_ITEMS
-    assert view["unlaid"] == 0, view
-    assert view["boxless"] == 0, view
+    assert view["unlaid"] > 100, view  # most items of each delta wait for their layout
+    assert view["boxless"] == view["unlaid"], view
+    assert view["newestLaidOut"], view
     assert view["lastInView"], view
+    laid_out = chat.messages("assistant").last.locator(".nbc-content > ol > li").evaluate_all(
+        "items => items.flatMap((item, at) => item.classList.contains('nbc-unlaid') ? [] : [at + 1])")
+    assert shown_numbers(lab, chat) == [f"{number}." for number in laid_out]
     lab.page.evaluate(IDLE_TIME_BACK)
     chat.root.locator("[data-action=stop]").click()
     chat.wait_state("aborted")
+    html = streamed(chat)  # drawn: every item laid out (in idle time), numbered as the list counts them
+    assert shown_numbers(lab, chat) == [f"{number}." for number in range(1, FAST_ITEMS + 1)]
+    assert html == drawn_in_one_go(lab)

@@ -53,9 +53,11 @@ export const GAP_SLACK_MS = 4;
  * (unlaid_blocks.js); while it streams, they are laid out only in idle periods of at least MIN_LAYOUT_MS. */
 export const LAYOUT_SLICE_MS = 40;
 export const MIN_LAYOUT_MS = 10;
-/** Rows of a long table or items of a list that fill a view (an item holding a list fills a row per item in it): the
- * newest drawn with their layout when a fast reply brings many at once (deferItemsAboveView). */
+/** Rows of a long table or items of a list that fill a view (a tall item fills several: rowsFilled): the newest drawn
+ * with their layout when a fast reply brings many at once (deferItemsAboveView). */
 export const VIEW_ROWS = 60;
+/** Characters a row holds at most in a wide chat (a longer item wraps to more rows: rowsFilled). */
+const ROW_CHARS = 120;
 /** Main-thread time one step may spend lexing a long message that arrived whole (long_message.js). */
 export const LEX_BUDGET_MS = 24;
 /**
@@ -107,6 +109,14 @@ class FrameScheduler {
     this.dirty.clear();
     this.background = null;
   }
+}
+
+/**
+ * The rows a list's item (a table's row, a quote's block) fills, at least: one per item of the lists it holds (a topic
+ * with three points fills four), one per ROW_CHARS of its text (a long item wraps). @param {Element} item
+ */
+function rowsFilled(item) {
+  return Math.max(1 + item.getElementsByTagName("li").length, Math.ceil((item.textContent?.length ?? 0) / ROW_CHARS));
 }
 
 /**
@@ -1022,29 +1032,29 @@ class MessageNode {
     for (; drawn.pieces < open.pieces.length; drawn.pieces += 1) {
       fresh.push(this.enhanced(sanitizeInside(tag, open.pieces[drawn.pieces])));
     }
-    if (tag === "tbody" || tag === "ul" || tag === "blockquote") this.deferItemsAboveView(fresh);
+    if (tag === "tbody" || tag === "ul" || tag === "ol" || tag === "blockquote") this.deferItemsAboveView(fresh);
     drawn.list.append(...fresh);
     const rest = this.enhanced(sanitizeInside(tag, open.open));
     drawn.rest = [...rest.childNodes];
     drawn.list.append(rest);
+    if (tag === "ol") this.unlaid.number(drawn.list);
   }
 
   /**
-   * Rows of a long table, items of a bulleted list or blocks of a quote, that a fast reply brought at once, more than
+   * Rows of a long table, items of a list or blocks of a quote, that a fast reply brought at once, more than
    * fill the view, above a reader who follows it: all but the newest that fill VIEW_ROWS rows are put in without their
    * layout, laid out in idle time (a table lays out every new row with the whole table: hundreds at once took a frame
    * of 0.1-0.3 s; a hundred list items, 30-56 ms; 60 items each holding three more, 35-55 ms of style and layout per
-   * frame). Not an ordered list's: an item without its box has no number, the items after it would count wrong.
+   * frame). An ordered list's items after those keep their numbers (UnlaidBlocks.number).
    * @param {DocumentFragment[]} fragments
    */
   deferItemsAboveView(fragments) {
     const list = this.el.parentElement;
     if (!this.streamed || !list || !(this.hooks.following?.() ?? false)) return;
     const items = fragments.flatMap((nodes) => [...nodes.children]);
-    // an item holding a list of its own fills a row per item in it (a topic with three points fills four)
     let rows = 0;
     let kept = items.length;
-    while (kept > 0 && rows < VIEW_ROWS) rows += 1 + items[--kept].getElementsByTagName("li").length;
+    while (kept > 0 && rows < VIEW_ROWS) rows += rowsFilled(items[--kept]);
     if (kept > 0) this.unlaid.add(items.slice(0, kept), list);
   }
 

@@ -3,7 +3,8 @@
 // costs the page; `content-visibility: hidden` still styled and built their boxes, 10-15 times the cost of putting
 // them in hidden), then laid out in idle time, nearest the reader's view first. A reader who reaches for
 // the list (wheel, key, pointer, touch) gets every one laid out at once, before the browser scrolls, so scrolling up
-// finds the reply whole and nothing jumps; a scroll that came otherwise lays them out keeping the view where it is.
+// finds the reply whole and nothing jumps; a scroll that came otherwise lays them out keeping the view where it is. An
+// ordered list's items laid out after items without their layout are given their numbers (`number`).
 
 const UNLAID = "nbc-unlaid";
 
@@ -24,6 +25,8 @@ export class UnlaidBlocks {
     this.list = null;
     /** what laying out a block costs, learned from the batches before (0: not yet) */
     this.msPerBlock = 0;
+    /** @type {Set<HTMLLIElement>} items of ordered lists given their number (`number`) */
+    this.numbered = new Set();
     this.onInput = (/** @type {Event} */ event) => {
       const list = this.list;
       this.revealAll();
@@ -68,16 +71,49 @@ export class UnlaidBlocks {
     const count = this.msPerBlock > 0 ? Math.max(1, Math.floor(budget / this.msPerBlock)) : LEARN_FROM;
     const started = performance.now();
     const elements = this.elements.splice(0, count);
-    for (const el of elements) show(el);
+    this.showAll(elements);
     void (/** @type {HTMLElement} */ (elements[elements.length - 1])).offsetHeight;
     if (elements.length >= LEARN_FROM) this.msPerBlock = (performance.now() - started) / elements.length;
     if (!this.pending) this.stopListening();
   }
 
   revealAll() {
-    for (const el of this.elements) show(el);
+    this.showAll(this.elements);
     this.elements = [];
     this.stopListening();
+  }
+
+  /** @param {Element[]} elements laid out from now on (an ordered list's items after them numbered again) */
+  showAll(elements) {
+    const lists = new Set();
+    for (const el of elements) {
+      show(el);
+      if (el.parentElement?.localName === "ol") lists.add(el.parentElement);
+    }
+    for (const list of lists) this.number(/** @type {HTMLOListElement} */ (list));
+  }
+
+  /**
+   * An item without its layout has no number (a list counts the items it lays out): the first item laid out after
+   * such items is given its own number (its `value`), which the items after it count on; once every item before it
+   * is laid out, the number it was given goes (the list is as drawn in one go). @param {HTMLOListElement} list
+   */
+  number(list) {
+    let waiting = false;
+    let number = list.start;
+    for (const item of list.children) {
+      if (!(item instanceof HTMLLIElement)) continue;
+      if (isUnlaid(item)) {
+        waiting = true;
+      } else if (waiting) {
+        item.value = number;
+        this.numbered.add(item);
+        waiting = false;
+      } else if (this.numbered.delete(item)) {
+        item.removeAttribute("value");
+      }
+      number += 1;
+    }
   }
 
   /**
@@ -100,6 +136,7 @@ export class UnlaidBlocks {
   /** Forget every block (the body is drawn anew). */
   clear() {
     this.elements = [];
+    this.numbered.clear();
     this.stopListening();
   }
 
