@@ -7,6 +7,8 @@ JupyterLab."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tests.e2e.chat_page import DRAWN_HTML, GATED, IDLE_TIME_BACK, NO_IDLE_TIME, ChatPage, open_chat
@@ -238,19 +240,20 @@ WRAPPING = "".join(f"- item {n}: " + "the quick brown fox jumps over the lazy do
 
 
 @pytest.mark.parametrize(
-    ("items", "newest"),
-    # 60 rows: 15 topics of four (itself, two details, a point), 12 items of five; and the open last item
-    [(TOPICS, 15 + 1), (WRAPPING, 12 + 1)],
+    ("items", "rows"),
+    [(TOPICS, 4), (WRAPPING, 5)],  # a topic fills four (itself, two details, a point); an item of 550 characters, five
     ids=["holding-lists", "wrapping"],
 )
 def test_tall_items_a_fast_reply_brings_by_the_hundred_leave_only_the_newest_that_fill_a_views_rows_laid_out(
-    lab: Lab, items: str, newest: int,
+    lab: Lab, items: str, rows: int,
 ) -> None:
-    # laying out VIEW_ROWS (60) tall items in every frame of a fast reply, 4-5 times the rows of a view, held it back
+    # the view's rows are the window's height in rows of 16 px (viewRows); laying out that many tall items in every
+    # frame of a fast reply, 4-5 times the rows of a view, held it back
     chat = held_fast_reply(lab, f"Topics:\n\n{items}- Paragraph 1: the reply holds here.\n", "fast-tall", "List them")
     view = chat.root.locator(".nbc-messages").evaluate(TALL_ITEMS_VIEW)
+    view_rows = math.ceil(lab.page.evaluate("innerHeight") / 16)
     assert view["items"] == FAST_ITEMS
-    assert view["newest"] == newest, view
+    assert view["newest"] == math.ceil(view_rows / rows) + 1, view  # and the open last item
     assert view["unlaid"] > 300, view
     assert view["boxless"] == view["unlaid"], view
     lab.page.evaluate(IDLE_TIME_BACK)
@@ -261,6 +264,31 @@ def test_tall_items_a_fast_reply_brings_by_the_hundred_leave_only_the_newest_tha
     assert view["unlaid"] == 0, view
     assert view["boxless"] == 0, view
     assert html == drawn_in_one_go(lab)
+
+
+# Whether the newest items laid out, up to the first that waits for its layout, reach above the top of the list's
+# view: the reader who follows the reply sees items only, no gap where one waits.
+FILLS_VIEW = """list => {
+  const reply = [...list.querySelectorAll('.nbc-message[data-role=assistant]')].pop();
+  const items = [...reply.querySelectorAll('.nbc-content > ul > li')];
+  let first = items.length - 1;
+  while (first > 0 && !items[first - 1].classList.contains('nbc-unlaid')) first -= 1;
+  return { top: items[first].getBoundingClientRect().top, listTop: list.getBoundingClientRect().top,
+           unlaid: items.filter((item) => item.classList.contains('nbc-unlaid')).length };
+}"""
+
+
+def test_on_a_tall_window_the_newest_items_laid_out_of_a_fast_reply_still_fill_the_view(lab: Lab) -> None:
+    size = lab.page.viewport_size
+    assert size is not None
+    lab.page.set_viewport_size({"width": size["width"], "height": 2400})  # the list is 70% of it: 80 lines and more
+    try:
+        chat = held_fast_list(lab, "-", "fast-tall-window")
+        view = chat.root.locator(".nbc-messages").evaluate(FILLS_VIEW)
+    finally:
+        lab.page.set_viewport_size(size)
+    assert view["unlaid"] > 0, view
+    assert view["top"] < view["listTop"], view
 
 
 def shown_numbers(lab: Lab, chat: ChatPage) -> list[str]:

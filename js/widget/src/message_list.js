@@ -53,11 +53,19 @@ export const GAP_SLACK_MS = 4;
  * (unlaid_blocks.js); while it streams, they are laid out only in idle periods of at least MIN_LAYOUT_MS. */
 export const LAYOUT_SLICE_MS = 40;
 export const MIN_LAYOUT_MS = 10;
-/** Rows of a long table or items of a list that fill a view (a tall item fills several: rowsFilled): the newest drawn
- * with their layout when a fast reply brings many at once (deferItemsAboveView). */
-export const VIEW_ROWS = 60;
-/** Characters a row holds at most in a wide chat (a longer item wraps to more rows: rowsFilled). */
+/** The height of the shortest row of a list or table (a line of small text), and the characters a row holds at most in
+ * a wide chat (a longer item wraps to more rows: rowsFilled). */
+const ROW_PX = 16;
 const ROW_CHARS = 120;
+
+/**
+ * Rows of a long table or items of a list that fill the reader's view at most (it is no taller than the window; a
+ * tall item fills several: rowsFilled): the newest drawn with their layout when a fast reply brings many at once
+ * (deferItemsAboveView). Read from the window, not the list: no layout is asked for in the middle of drawing.
+ */
+export function viewRows() {
+  return Math.ceil((globalThis.innerHeight || 960) / ROW_PX);
+}
 /** Main-thread time one step may spend lexing a long message that arrived whole (long_message.js). */
 export const LEX_BUDGET_MS = 24;
 /**
@@ -1041,8 +1049,8 @@ class MessageNode {
   }
 
   /**
-   * Rows of a long table, items of a list or blocks of a quote, that a fast reply brought at once, more than
-   * fill the view, above a reader who follows it: all but the newest that fill VIEW_ROWS rows are put in without their
+   * Rows of a long table, items of a list or blocks of a quote, that a fast reply brought at once, more than fill the
+   * view, above a reader who follows it: all but the newest that fill its rows (viewRows) are put in without their
    * layout, laid out in idle time (a table lays out every new row with the whole table: hundreds at once took a frame
    * of 0.1-0.3 s; a hundred list items, 30-56 ms; 60 items each holding three more, 35-55 ms of style and layout per
    * frame). An ordered list's items after those keep their numbers (UnlaidBlocks.number).
@@ -1054,7 +1062,8 @@ class MessageNode {
     const items = fragments.flatMap((nodes) => [...nodes.children]);
     let rows = 0;
     let kept = items.length;
-    while (kept > 0 && rows < VIEW_ROWS) rows += rowsFilled(items[--kept]);
+    const fill = viewRows();
+    while (kept > 0 && rows < fill) rows += rowsFilled(items[--kept]);
     if (kept > 0) this.unlaid.add(items.slice(0, kept), list);
   }
 
