@@ -16,7 +16,8 @@ Run: python benchmarks/widget_stream.py [--chunks N] [--pace SECONDS] [--history
 It builds what it needs itself: the reference render needs the widget's esbuild (js/widget/node_modules), installed
 with `npm ci` when missing.
 
-Prints, for each widget: kernel→browser custom messages (and their bytes), time from the cell's start until the
+Prints, for each widget: kernel→browser custom messages (and their bytes), the kernel's CPU time while it streams
+(time.process_time around the cell's stream: every thread of the kernel's process), time from the cell's start until the
 final text is in the DOM, end-of-stream lag (DOM complete minus the kernel's stream end; split into "delivery": how
 long the last message that draws took from the kernel's send to the page's websocket, and "drawn after": the page's
 drawing from its arrival until the DOM is complete), whether the final DOM
@@ -259,18 +260,18 @@ SHOW_BARE = "bare"
 RUN_CHAT = r'''
 await until(lambda: chat.widget.notebook_available is not None)
 chat_sent.update(messages=0, bytes=0, kinds={}, kind_bytes={}, log=[])
-t0 = time.time()
+t0, cpu0 = time.time(), time.process_time()
 await chat.send("Write the report.")
-t_end = time.time()
-print("RUN", json.dumps({"t0": t0, "t_end": t_end, "state": str(chat.state.request_state),
+t_end, cpu = time.time(), time.process_time() - cpu0
+print("RUN", json.dumps({"t0": t0, "t_end": t_end, "kernel_cpu": cpu, "state": str(chat.state.request_state),
                          "kernel_text_ok": chat.reply == TEXT}))
 '''
 
 RUN_BARE = r'''
-t0 = time.time()
+t0, cpu0 = time.time(), time.process_time()
 await bare_stream(bare, await PacedProvider(PACE).add(scripted_reply())({}, CancelHandle()))
-t_end = time.time()
-print("RUN", json.dumps({"t0": t0, "t_end": t_end}))
+t_end, cpu = time.time(), time.process_time() - cpu0
+print("RUN", json.dumps({"t0": t0, "t_end": t_end, "kernel_cpu": cpu}))
 '''
 
 COUNTS = 'await asyncio.sleep(0.5)\nprint("COUNTS", json.dumps({"chat": chat_sent, "bare": bare_sent}))'
@@ -781,6 +782,7 @@ def run_notebook(lab: Lab, chunks: int, pace: float, history: int | None = None,
             "laid_out_lag": chat["laid_out_lag"], "dom_ratio": chat["to_dom"] / max(bare["to_dom"], 0.001),
             "longest": chat["longest"], "delivery": chat["delivery"], "drawn_after": chat["drawn_after"],
             "bare_delivery": bare["delivery"], "bare_drawn_after": bare["drawn_after"],
+            "kernel_cpu": chat["kernel_cpu"], "bare_kernel_cpu": bare["kernel_cpu"],
             "one_go_cold": one_go["cold"], "one_go_warm": one_go["warm"], "checks_ok": all(checks.values())}
 
 
@@ -796,7 +798,7 @@ def median_run(results: list[dict[str, Any]]) -> dict[str, Any]:
             **{key: middle(lambda r, key=key: r[key])
                for key in ("lag", "to_dom", "bare_to_dom", "bare_lag", "dom_ratio", "longest", "to_view",
                            "view_lag", "bare_to_view", "laid_out_lag", "one_go_cold", "one_go_warm", "delivery",
-                           "drawn_after", "bare_delivery", "bare_drawn_after")},
+                           "drawn_after", "bare_delivery", "bare_drawn_after", "kernel_cpu", "bare_kernel_cpu")},
             "checks_ok": all(result["checks_ok"] for result in results)}
 
 
@@ -836,11 +838,13 @@ def print_targets(medians: list[dict[str, Any]], chunks: int, pace: float, repea
         small, large = with_history[0], with_history[-1]
         print(f"bytes: {large['history']:,} vs {small['history']:,} messages "
               f"{large['chat']['bytes'] / max(1, small['chat']['bytes']):.2f}x (target <= 1.5x), "
-              f"{large['chat']['bytes'] / max(1, large['bare']['bytes']):.2f}x the bare widget (target <= 3x)")
+              f"{large['chat']['bytes'] / max(1, large['bare']['bytes']):.2f}x the bare widget (target <= 3x); "
+              f"kernel CPU during the stream {large['kernel_cpu'] / max(small['kernel_cpu'], 0.001):.2f}x")
 
 
 def compare_histories(runs: list[dict[str, Any]]) -> None:
-    """Bytes kernel→browser of the same reply streamed into chats of different lengths, in this one run."""
+    """Bytes kernel→browser and kernel CPU of the same reply streamed into chats of different lengths, in this one
+    run."""
     if len(runs) < 2:
         return
     base = runs[0]
@@ -849,6 +853,8 @@ def compare_histories(runs: list[dict[str, Any]]) -> None:
         print(f"  {run['history']:>6,} messages: {run['chat']['bytes'] / 1000:9.1f} KB in {run['chat']['messages']:>5} "
               f"messages = {run['chat']['bytes'] / base['chat']['bytes']:.2f}x; "
               f"{run['chat']['bytes'] / max(1, run['bare']['bytes']):.2f}x the bare widget's bytes; "
+              f"kernel CPU {run['kernel_cpu']:.3f} s = {run['kernel_cpu'] / max(base['kernel_cpu'], 0.001):.2f}x "
+              f"({run['kernel_cpu'] / max(run['bare_kernel_cpu'], 0.001):.2f}x the bare widget's); "
               f"end lag {run['lag']:.2f} s; DOM {run['to_dom'] / max(run['bare_to_dom'], 0.001):.2f}x the bare widget")
 
 
@@ -878,18 +884,19 @@ def report(info: dict[str, Any], chat: dict[str, Any], bare: dict[str, Any], cou
            checks: dict[str, bool]) -> None:
     print(f"\n{info['chars']:,} chars in {info['chunks']:,} chunks\n")
     print(f"{'':<24}{'messages':>9}{'KB sent':>9}{'stream s':>9}{'to DOM s':>9}{'lag s':>7}{'view lag s':>11}"
-          f"{'laid out lag s':>15}{'delivery s':>11}{'drawn after s':>14}"
+          f"{'laid out lag s':>15}{'delivery s':>11}{'drawn after s':>14}{'kernel CPU s':>13}"
           f"{'frames':>7}{'long tasks s':>13}{'longest s':>10}{'script s':>9}{'layout s':>9}{'widget JS s':>12}")
     for name, row, sent in (("Chat widget", chat, counts["chat"]), ("bare anywidget (16 ms)", bare, counts["bare"])):
         print(f"{name:<24}{sent['messages']:>9}{sent['bytes'] / 1000:>9.1f}{row['t_end'] - row['t0']:>9.2f}"
               f"{row['to_dom']:>9.2f}{row['lag']:>7.2f}{row['view_lag']:>11.2f}{row['laid_out_lag']:>15.2f}"
-              f"{row['delivery']:>11.3f}{row['drawn_after']:>14.3f}"
+              f"{row['delivery']:>11.3f}{row['drawn_after']:>14.3f}{row['kernel_cpu']:>13.3f}"
               f"{row['frames']:>7}{row['busy']:>13.2f}{row['longest']:>10.2f}"
               f"{row['script']:>9.2f}{row['layout']:>9.2f}"
               f"{'-' if row['widget_js'] is None else format(row['widget_js'], '.2f'):>12}")
     print(f"\nratio chat/bare: time to DOM {chat['to_dom'] / bare['to_dom']:.2f}x, "
           f"end-of-stream lag {chat['lag'] / max(bare['lag'], 0.001):.1f}x, "
-          f"messages {counts['chat']['messages'] / max(1, counts['bare']['messages']):.2f}x")
+          f"messages {counts['chat']['messages'] / max(1, counts['bare']['messages']):.2f}x, "
+          f"kernel CPU {chat['kernel_cpu'] / max(bare['kernel_cpu'], 0.001):.2f}x")
     print(f"chat messages by kind: {counts['chat']['kinds']}")
     print(f"chat bytes by kind: {counts['chat']['kind_bytes']}")
     if TRAFFIC:
