@@ -99,6 +99,7 @@ export class UnlaidBlocks {
    * is laid out, the number it was given goes (the list is as drawn in one go). @param {HTMLOListElement} list
    */
   number(list) {
+    if (!this.pending && this.numbered.size === 0) return; // every item laid out, none given a number: as drawn
     let waiting = false;
     let number = list.start;
     for (const item of list.children) {
