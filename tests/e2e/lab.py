@@ -340,6 +340,17 @@ class Lab:
             "key => window.jupyterapp.shell.currentWidget.context.model.getMetadata(key) ?? null", key
         )
 
+    def wait_paused_turn(self, key: str, timeout: float = 30_000) -> None:
+        """Wait until chat `key`'s active conversation in the open notebook's metadata holds a paused turn."""
+        self.page.wait_for_function(
+            """key => {
+              const section = window.jupyterapp.shell.currentWidget.context.model.getMetadata('notebook_chat');
+              const entry = section?.conversations?.[key];
+              return Boolean(entry?.items?.[entry.active]?.paused_turn);
+            }""",
+            arg=key, timeout=timeout,
+        )
+
     # -- kernel and document ---------------------------------------------------------------------------------
 
     def restart_kernel(self, timeout: float = 60_000) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.e2e.chat_page import ChatPage
@@ -82,10 +80,7 @@ def test_reopening_a_chat_with_an_image_two_conversations_and_a_pending_approval
     lab.run_cell(1)
     lab.wait_for_output(1, r"STATE")
     chat.wait_pending_card()
-    deadline = time.monotonic() + 30
-    while not active_record(lab.notebook_metadata("notebook_chat") or {}, "rich").get("paused_turn"):
-        assert time.monotonic() < deadline, "the paused turn never reached the notebook metadata"
-        time.sleep(0.1)
+    lab.wait_paused_turn("rich")
     assert len(lab.notebook_metadata("notebook_chat")["conversations"]["rich"]["items"]) == 2
     lab.save()
 

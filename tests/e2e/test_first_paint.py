@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.cells import record_tool_chat
 from tests.e2e.chat_page import ChatPage
-from tests.e2e.lab import CELLS, Lab, active_record
+from tests.e2e.lab import CELLS, Lab
 
 pytestmark = pytest.mark.browser
 
@@ -279,10 +279,7 @@ def test_approve_on_a_pending_approval_restored_after_restart_in_a_long_conversa
     runs = lab.server.root / lab.folder / "runs.txt"
     chat.send("Please record_run for Alpha")
     call_id = chat.wait_pending_card().get_attribute("data-tool-call-id")
-    deadline = time.monotonic() + 30
-    while not active_record(lab.notebook_metadata("notebook_chat") or {}, KEY).get("paused_turn"):
-        assert time.monotonic() < deadline, "the paused turn never reached the notebook metadata"
-        time.sleep(0.1)
+    lab.wait_paused_turn(KEY)
 
     lab.restart_kernel()
     lab.run_cell(0)
