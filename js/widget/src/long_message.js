@@ -31,6 +31,8 @@ export class BackwardText {
     this.blocks = [];
     /** characters of the text the blocks cover */
     this.lexed = 0;
+    /** characters the next step lexes: `window`, doubled after each step in which no block ended */
+    this.size = window;
     /** false once the text turned out not to be drawable in slices (then draw it the streaming way) */
     this.usable = true;
     /** blocks before this index are not drawn yet (set once the whole text is lexed) */
@@ -47,17 +49,23 @@ export class BackwardText {
     return this.lexing || this.end > 0;
   }
 
-  /** Lex the next window of the text into blocks (all of them once the window reaches the text's end). */
+  /**
+   * Lex the next window of the text into blocks (all of them once the window reaches the text's end). A window in
+   * which no block ends (one long block: a code block, a table, a paragraph) adds nothing: the next step lexes one
+   * twice as long, so that no step lexes much more than a window's worth at once (lexing an 80 KB table's windows one
+   * after another in one step took 40-60 ms).
+   */
   lexStep() {
     if (!this.lexing) return;
-    let end, part, lexed, count;
-    for (let size = this.window; ; size *= 2) {
-      end = Math.min(this.text.length, this.lexed + size);
-      part = this.text.slice(this.lexed, end);
-      lexed = this.tokens.lex(part);
-      count = end === this.text.length ? lexed.length : finishedCount(lexed);
-      if (count > 0 || end === this.text.length) break;
+    const end = Math.min(this.text.length, this.lexed + this.size);
+    const part = this.text.slice(this.lexed, end);
+    const lexed = this.tokens.lex(part);
+    const count = end === this.text.length ? lexed.length : finishedCount(lexed);
+    if (count === 0 && end < this.text.length) {
+      this.size *= 2;
+      return;
     }
+    this.size = this.window;
     let length = 0;
     for (const token of lexed) length += token.raw.length;
     if (length !== part.length || needsWholeRender(lexed)) {

@@ -98,6 +98,28 @@ test("nothing is drawn before the whole text is lexed, and each step lexes about
   assert.ok(Math.max(...sizes) <= 4_000, `lexed up to ${Math.max(...sizes)} characters at once`);
 });
 
+test("a reply that is one long block is lexed one window per step, each twice the last, and draws like one render", () => {
+  const table = `| n | value |\n|---:|---|\n${Array.from({ length: 3_000 }, (_, n) => `| ${n} | **v${n}** |\n`).join("")}`;
+  const code = `\`\`\`python\n${Array.from({ length: 2_000 }, (_, n) => `x_${n} = ${n}  # step\n`).join("")}\`\`\`\n`;
+  for (const [text, block] of [[table, table], [code, code], [`${longReply(20_000)}\n${table}`, table]]) {
+    const calls = /** @type {number[][]} */ ([]);
+    const back = new BackwardText(text, { lex: (part) => { calls.at(-1)?.push(part.length); return markdownTokens.lex(part); } },
+      4_000, 2_000);
+    while (back.lexing) {
+      calls.push([]);
+      back.lexStep();
+    }
+    assert.ok(calls.every((lexes) => lexes.length === 1), "one lexing per step");
+    const sizes = calls.map(([size]) => size);
+    const largest = Math.max(...sizes);
+    assert.ok(largest >= block.length && largest < 2 * block.length, `lexed up to ${largest} at once`);
+    for (let i = 1; i < sizes.length; i += 1) {
+      assert.ok(sizes[i] <= 2 * sizes[i - 1] || sizes[i] <= 2_000, `step ${i} lexed ${sizes[i]} after ${sizes[i - 1]}`);
+    }
+    assert.equal(drawnBackward(text, 4_000, 2_000)?.html, markdownToHtml(text));
+  }
+});
+
 test("whether blocks can be rendered apart looks past the top level only where a tag or a definition could be", () => {
   assert.equal(needsWholeRender(markdownTokens.lex("> quote with <span>html</span>\n")), true);
   assert.equal(needsWholeRender(markdownTokens.lex("- item\n\n  [ref]: https://example.com\n")), true);
