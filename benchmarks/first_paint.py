@@ -5,7 +5,9 @@ Run: python benchmarks/first_paint.py [N ...] [--runs R] [--profile] [--scroll S
 For each shape and N, a notebook whose metadata holds a conversation of N messages of that shape (benchmarks/
 paint_shapes.py: plain = users, assistants with tool calls, tool results, ~300 characters each; markdown = replies
 with headings, tables, code and math; long = a few 20-200 KB replies, the latest among them; tools = three tool cards
-with ~4 KB results per round) under the chat's key; cell 0 imports notebook_chat, cell 1 shows the chat:
+with ~4 KB results per round; long-K = its latest reply and every 40th one 80 KB of one kind K of reply_shapes.py,
+e.g. long-code one code block, long-table one table) under the chat's key; cell 0 imports notebook_chat, cell 1
+shows the chat:
   paint     run cell 1 (Ctrl+Enter): seconds from its keydown (the driver's click that selects the cell comes
             before and is not counted) until "drawn" (what the reader sees is complete: the list at its latest
             message, every message inside its box rendered, and the main thread then free: the next two frames

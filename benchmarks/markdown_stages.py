@@ -26,7 +26,8 @@ if __name__ == "__main__":
     ensure_browser_tools()  # .venv and chromium, from a clean clone
 
 from playwright.sync_api import sync_playwright
-from widget_stream import SHAPES, bundle_with_widget_modules, markdown_reply
+from reply_shapes import SHAPES, markdown_reply
+from widget_stream import bundle_with_widget_modules
 
 from tests.e2e.lab import launch_chromium
 

@@ -5,6 +5,9 @@ markdown  every reply ~1.5 KB x 6 of markdown: a heading, a table, a python code
 long      plain, but a few replies are long markdown (20, 50, 100 and 200 KB in turn, every 40th reply), the latest
           reply among them (200 KB)
 tools     plain, but each tool round calls three tools whose results are ~4 KB each
+long-K    plain, but the latest reply and every 40th before it are 80 KB of markdown of reply_shapes.py's kind K (code:
+          one code block; table: one table; cjk: one paragraph of Chinese; nested: one list of lists; math, mix, ...):
+          a reply that is one long block cannot be drawn from its end a block at a time
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import json
 from typing import Any
 
 from record_validation import record
+from reply_shapes import SHAPES as REPLY_SHAPES
+from reply_shapes import markdown_reply
 
 MARKDOWN = (
     "## Result\n\nHere is **the** analysis with `code` and a table:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n"
@@ -29,7 +34,8 @@ LONG_SIZES = (20_000, 50_000, 100_000, 200_000)
 LONG_EVERY = 40
 RESULT = "\n".join(json.dumps({"row": n, "region": "north", "revenue": 1234.5 + n, "note": "steady"})
                    for n in range(55))  # ~4 KB
-SHAPES = ("plain", "markdown", "long", "tools")
+SHAPES = ("plain", "markdown", "long", "tools", *(f"long-{kind}" for kind in REPLY_SHAPES))
+LONG_SHAPED = 80_000
 
 
 def long_text(size: int) -> str:
@@ -53,6 +59,10 @@ def shaped_record(count: int, shape: str) -> dict[str, Any]:
         data["messages"] = with_three_tools(messages)[:count]
         while not (data["messages"][-1]["role"] == "assistant" and data["messages"][-1].get("content")):
             data["messages"].pop()  # it ends with a reply, as the other shapes do (not a round cut short)
+    elif shape.startswith("long-") and shape in SHAPES:
+        replies = [m for m in messages if m["role"] == "assistant" and m.get("content")]
+        for message in replies[::-LONG_EVERY]:
+            message["content"] = markdown_reply(LONG_SHAPED, shape.removeprefix("long-"))
     elif shape != "plain":
         raise ValueError(f"unknown shape {shape!r}: one of {', '.join(SHAPES)}")
     return data
