@@ -15,8 +15,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.cells import record_tool_chat
-from tests.e2e.chat_page import ChatPage
+from tests.e2e.chat_page import IDLE_TIME_BACK, NO_IDLE_TIME, ChatPage
 from tests.e2e.lab import CELLS, Lab
+from tests.e2e.test_streamed_list import ITEMS_VIEW, shown_numbers
 
 pytestmark = pytest.mark.browser
 
@@ -505,3 +506,59 @@ def test_a_latest_reply_that_is_one_80_kb_code_block_is_drawn_whole_and_highligh
     expect(block.locator(".hljs-keyword").first).to_have_text("def")
     # rendered, highlighted, then put in (and laid out): each in a frame of its own; in one, a task of 0.11-0.12 s
     assert lab.page.evaluate("() => window.__longest") < 100
+
+
+ROWS = 1_100
+LONG_TABLE = "| step | name | value |\n|---:|---|---:|\n" + "".join(
+    f"| {n} | name {n} with `code` and a **note** | {n * 7} |\n" for n in range(1, ROWS + 1))
+LONG_NUMBERED = "".join(f"{n}. step {n} with **bold**, `code {n}` and a [link](https://example.com/{n})\n"
+                        for n in range(1, ROWS + 1))
+
+
+def show_one_block_reply(lab: Lab, reply: str, name: str) -> ChatPage:
+    """Show a chat whose latest reply (a99) is `reply`, with no idle time for the page (what it leaves to idle time
+    waits: IDLE_TIME_BACK) and the longest task watched, until that reply's last row (item) is in the list's view."""
+    lab.open_notebook(name, [CHAT], metadata=conversation_of([f"reply {n}" for n in range(99)] + [reply]))
+    lab.page.evaluate(NO_IDLE_TIME)
+    lab.page.evaluate(LONGEST_TASK)
+    lab.run_cell(0)
+    chat = ChatPage(lab)
+    chat.root.locator('.nbc-message[data-message-id="a99"] .nbc-content tr, .nbc-message[data-message-id="a99"] li'
+                      ).last.wait_for()
+    lab.page.evaluate(SETTLED_SCROLL, LIST)
+    return chat
+
+
+def test_a_latest_reply_that_is_one_long_table_shows_its_last_rows_first_and_lays_out_the_rest_in_idle_time(
+        lab: Lab) -> None:
+    chat = show_one_block_reply(lab, LONG_TABLE, "long-table.ipynb")
+    first = chat.root.locator(".nbc-messages").evaluate(ITEMS_VIEW, ".nbc-content tbody > tr")
+    assert first["items"] == ROWS
+    assert first["unlaid"] > ROWS * 0.8, first  # the rows above the view wait for their layout
+    assert first["boxless"] == first["unlaid"], first
+    assert first["newestLaidOut"], first
+    assert first["lastInView"], first
+    lab.page.evaluate(IDLE_TIME_BACK)
+    latest = chat.root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]')
+    latest.wait_for()
+    rows = latest.locator(".nbc-content tbody > tr")
+    assert rows.evaluate_all("rows => rows.map((row) => row.firstElementChild.textContent)") == [
+        str(n) for n in range(1, ROWS + 1)]
+    expect(latest.locator(".nbc-unlaid, [class='']")).to_have_count(0)  # every row laid out, as one render has it
+    # laid out whole in the frame that put it in, the table took a task of 0.1-0.13 s
+    assert lab.page.evaluate("() => window.__longest") < 100
+
+
+def test_a_latest_reply_that_is_one_long_numbered_list_shows_its_last_items_first_each_with_its_own_number(
+        lab: Lab) -> None:
+    chat = show_one_block_reply(lab, LONG_NUMBERED, "long-numbered.ipynb")
+    items = chat.messages("assistant").last.locator(".nbc-content > ol > li")
+    laid_out = items.evaluate_all(
+        "items => items.flatMap((item, at) => item.classList.contains('nbc-unlaid') ? [] : [at + 1])")
+    assert 0 < len(laid_out) < ROWS / 5
+    assert laid_out[-1] == ROWS
+    assert shown_numbers(lab, chat) == [f"{number}." for number in laid_out]
+    lab.page.evaluate(IDLE_TIME_BACK)
+    chat.root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]').wait_for()
+    assert shown_numbers(lab, chat) == [f"{number}." for number in range(1, ROWS + 1)]
+    expect(items.and_(chat.root.locator("[value], .nbc-unlaid"))).to_have_count(0)  # numbered as one render

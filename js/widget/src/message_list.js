@@ -1040,6 +1040,7 @@ class MessageNode {
     }
     if (big) {
       this.bigSlice = null;
+      this.deferItemsAbove(big.nodes);
       return big.nodes;
     }
     const slice = /** @type {BackwardText} */ (this.backward).next();
@@ -1047,6 +1048,26 @@ class MessageNode {
     if (slice.text.length <= BIG_SLICE_CHARS) return this.enhanced(nodes);
     this.bigSlice = { nodes, enhanced: !nodes.querySelector("pre") };
     return null;
+  }
+
+  /**
+   * A big slice's last block, when it is a long table, list or quote: its rows (items, blocks) above the last ones go
+   * in without their layout and are laid out in idle time (unlaid_blocks.js), so the frame that puts the slice in lays
+   * out what the reader sees (an 80 KB table laid out whole took a task of 0.1-0.13 s; its last rows, 6 ms).
+   * @param {DocumentFragment} nodes
+   */
+  deferItemsAbove(nodes) {
+    const list = this.el.parentElement;
+    const block = nodes.lastElementChild;
+    const inside = block?.localName === "table" ? block.querySelector(":scope > tbody")
+      : block?.matches("ul, ol, blockquote") ? block : null;
+    if (!list || !inside) return;
+    const items = [...inside.children];
+    let kept = items.length;
+    for (let chars = 0; kept > 0 && chars < VIEW_SLICE_CHARS * 4; ) chars += items[(kept -= 1)].textContent?.length ?? 0;
+    if (kept === 0) return;
+    this.unlaid.add(items.slice(0, kept), list);
+    if (inside instanceof HTMLOListElement) this.unlaid.number(inside);
   }
 
   /** Whether the message's drawn body starts above the top of the list's box (what is left is out of view). */
