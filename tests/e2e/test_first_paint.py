@@ -562,3 +562,24 @@ def test_a_latest_reply_that_is_one_long_numbered_list_shows_its_last_items_firs
     chat.root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]').wait_for()
     assert shown_numbers(lab, chat) == [f"{number}." for number in range(1, ROWS + 1)]
     expect(items.and_(chat.root.locator("[value], .nbc-unlaid"))).to_have_count(0)  # numbered as one render
+
+
+def test_a_long_table_above_the_end_of_the_latest_reply_is_laid_out_in_idle_time_without_a_long_task(
+        lab: Lab) -> None:
+    rows = 3 * ROWS
+    table = "| step | name | value |\n|---:|---|---:|\n" + "".join(
+        f"| {n} | name {n} with `code` and a **note** | {n * 7} |\n" for n in range(1, rows + 1))
+    replies = [f"reply {n}" for n in range(99)] + [f"{table}\n{long_reply(99, 30_000)}"]
+    lab.open_notebook("table-above.ipynb", [CHAT], metadata=conversation_of(replies))
+    lab.page.evaluate(LONGEST_TASK)
+    lab.run_cell(0)
+    latest = ChatPage(lab).root.locator('.nbc-message[data-message-id="a99"][data-drawn="true"]')
+    latest.wait_for()
+    drawn = latest.locator(".nbc-content tbody > tr")
+    assert drawn.evaluate_all("rows => rows.map((row) => row.firstElementChild.textContent)") == [
+        str(n) for n in range(1, rows + 1)]
+    expect(latest.locator(".nbc-unlaid")).to_have_count(0)
+    expect(latest.locator(".nbc-content > p").last).to_have_text("End of long reply 99.")
+    # the table above the view goes in without its layout, then is laid out with its last rows, then the rows above
+    # them a budget at a time: laid out with all its rows at once, a task of 0.2 s
+    assert lab.page.evaluate("() => window.__longest") < 100

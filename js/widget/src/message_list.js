@@ -694,6 +694,7 @@ class MessageNode {
           const nodes = this.nextBackwardSlice();
           if (!nodes) continue;
           if (list) this.unlaid.add(nodes, list);
+          this.deferItemsAbove(nodes); // after the slice's blocks: a long table is laid out before its rows
           this.body.prepend(nodes);
         } while (slices() && remaining() > 0);
       } else if (this.unlaid.pending) {
@@ -1008,6 +1009,7 @@ class MessageNode {
     }
     const nodes = this.nextBackwardSlice();
     if (!nodes) return true;
+    this.deferItemsAbove(nodes);
     this.body.prepend(nodes);
     // once what is drawn reaches above the reader's view, the rest is drawn in idle time (render)
     return this.backwardPending && !this.reachesAboveView();
@@ -1040,7 +1042,6 @@ class MessageNode {
     }
     if (big) {
       this.bigSlice = null;
-      this.deferItemsAbove(big.nodes);
       return big.nodes;
     }
     const slice = /** @type {BackwardText} */ (this.backward).next();
@@ -1051,9 +1052,10 @@ class MessageNode {
   }
 
   /**
-   * A big slice's last block, when it is a long table, list or quote: its rows (items, blocks) above the last ones go
-   * in without their layout and are laid out in idle time (unlaid_blocks.js), so the frame that puts the slice in lays
-   * out what the reader sees (an 80 KB table laid out whole took a task of 0.1-0.13 s; its last rows, 6 ms).
+   * A slice's last block, when it is a long table, list or quote (a big slice's): its rows (items, blocks) above the
+   * last ones go in without their layout and are laid out in idle time (unlaid_blocks.js), so the frame that puts the
+   * slice in lays out what the reader sees (an 80 KB table laid out whole took a task of 0.1-0.13 s; its last rows,
+   * 6 ms).
    * @param {DocumentFragment} nodes
    */
   deferItemsAbove(nodes) {
