@@ -70,6 +70,8 @@ export function viewRows() {
 export const LEX_BUDGET_MS = 24;
 /** A slice of a long message drawn from its end that holds more characters than this is made over several frames. */
 export const BIG_SLICE_CHARS = 16_000;
+/** Characters of a long table's last rows (a list's last items) laid out as it goes in: more than the view shows. */
+export const LAID_OUT_ITEM_CHARS = 4_000;
 /**
  * Runs dirty renders once per frame: what changed (a streaming reply, an updated message, a message drawn for the first
  * time) renders in the next frame; then the background work (drawing older messages), if any, while the frame has time.
@@ -1052,7 +1054,7 @@ class MessageNode {
   }
 
   /**
-   * A slice's last block, when it is a long table, list or quote (a big slice's): its rows (items, blocks) above the
+   * A slice's last block, when it is a long table, list or quote: its rows (items, blocks) above the
    * last ones go in without their layout and are laid out in idle time (unlaid_blocks.js), so the frame that puts the
    * slice in lays out what the reader sees (an 80 KB table laid out whole took a task of 0.1-0.13 s; its last rows,
    * 6 ms).
@@ -1066,7 +1068,11 @@ class MessageNode {
     if (!list || !inside) return;
     const items = [...inside.children];
     let kept = items.length;
-    for (let chars = 0; kept > 0 && chars < VIEW_SLICE_CHARS * 4; ) chars += items[(kept -= 1)].textContent?.length ?? 0;
+    let chars = 0;
+    while (kept > 0 && chars < LAID_OUT_ITEM_CHARS) {
+      kept -= 1;
+      chars += items[kept].textContent?.length ?? 0;
+    }
     if (kept === 0) return;
     this.unlaid.add(items.slice(0, kept), list);
     if (inside instanceof HTMLOListElement) this.unlaid.number(inside);
