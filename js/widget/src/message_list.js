@@ -61,7 +61,7 @@ const ROW_CHARS = 120;
 /**
  * Rows of a long table or items of a list that fill the reader's view at most (it is no taller than the window; a
  * tall item fills several: rowsFilled): the newest drawn with their layout when a fast reply brings many at once
- * (deferItemsAboveView). Read from the window, not the list: no layout is asked for in the middle of drawing.
+ * (deferItemsAboveView, deferItemsAbove). Read from the window, not the list: no layout is asked for in the middle of drawing.
  */
 export function viewRows() {
   return Math.ceil((globalThis.innerHeight || 960) / ROW_PX);
@@ -70,8 +70,6 @@ export function viewRows() {
 export const LEX_BUDGET_MS = 24;
 /** A slice of a long message drawn from its end that holds more characters than this is made over several frames. */
 export const BIG_SLICE_CHARS = 16_000;
-/** Characters of a long table's last rows (a list's last items) laid out as it goes in: more than the view shows. */
-export const LAID_OUT_ITEM_CHARS = 4_000;
 /**
  * Runs dirty renders once per frame: what changed (a streaming reply, an updated message, a message drawn for the first
  * time) renders in the next frame; then the background work (drawing older messages), if any, while the frame has time.
@@ -1056,8 +1054,8 @@ class MessageNode {
   /**
    * A slice's last block, when it is a long table, list or quote: its rows (items, blocks) above the
    * last ones go in without their layout and are laid out in idle time (unlaid_blocks.js), so the frame that puts the
-   * slice in lays out what the reader sees (an 80 KB table laid out whole took a task of 0.1-0.13 s; its last rows,
-   * 6 ms).
+   * slice in lays out what the reader sees, the newest that fill the view's rows (an 80 KB table laid out whole took
+   * a task of 0.1-0.13 s; its last rows, 6 ms).
    * @param {DocumentFragment} nodes
    */
   deferItemsAbove(nodes) {
@@ -1066,16 +1064,9 @@ class MessageNode {
     const inside = block?.localName === "table" ? block.querySelector(":scope > tbody")
       : block?.matches("ul, ol, blockquote") ? block : null;
     if (!list || !inside) return;
-    const items = [...inside.children];
-    let kept = items.length;
-    let chars = 0;
-    while (kept > 0 && chars < LAID_OUT_ITEM_CHARS) {
-      kept -= 1;
-      chars += items[kept].textContent?.length ?? 0;
+    if (this.deferAllButNewest([...inside.children], list) && inside instanceof HTMLOListElement) {
+      this.unlaid.number(inside);
     }
-    if (kept === 0) return;
-    this.unlaid.add(items.slice(0, kept), list);
-    if (inside instanceof HTMLOListElement) this.unlaid.number(inside);
   }
 
   /** Whether the message's drawn body starts above the top of the list's box (what is left is out of view). */
@@ -1125,12 +1116,21 @@ class MessageNode {
   deferItemsAboveView(fragments) {
     const list = this.el.parentElement;
     if (!this.streamed || !list || !(this.hooks.following?.() ?? false)) return;
-    const items = fragments.flatMap((nodes) => [...nodes.children]);
+    this.deferAllButNewest(fragments.flatMap((nodes) => [...nodes.children]), list);
+  }
+
+  /**
+   * Put `items` (rows, list items, a quote's blocks, in order) in without their layout, all but the newest that fill
+   * the view's rows (viewRows), to be laid out in idle time. @param {Element[]} items @param {HTMLElement} list
+   * @returns {boolean} whether any was
+   */
+  deferAllButNewest(items, list) {
     let rows = 0;
     let kept = items.length;
     const fill = viewRows();
     while (kept > 0 && rows < fill) rows += rowsFilled(items[--kept]);
     if (kept > 0) this.unlaid.add(items.slice(0, kept), list);
+    return kept > 0;
   }
 
   /** Sanitized nodes with their code blocks highlighted and given toolbars. @param {DocumentFragment} nodes */
